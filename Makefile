@@ -1,0 +1,69 @@
+# distributed-nav: every target sets up what it needs (npm packages, Debian
+# packages for the browser tests, Hugo via `go tool`).
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+GO      ?= go
+# go-sqlite3 needs the sqlite_fts5 tag for the search database.
+export GOFLAGS := -tags=sqlite_fts5 -buildvcs=false
+HUGO    := $(GO) tool hugo
+BASEURL ?= http://127.0.0.1:1313/
+PUBLIC  := public
+SQLITE_WASM := node_modules/@sqlite.org/sqlite-wasm/dist
+
+.PHONY: help serve site test bench pdf clean gen npm sysdeps vendor
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+serve: gen ## build everything and serve http://127.0.0.1:1313/ with live reload
+	$(GO) run ./generator/cmd/distnav serve
+
+site: gen ## build public/ for GitHub Pages (BASEURL=https://host/sub/)
+	rm -rf $(PUBLIC)
+	$(HUGO) build -s site --minify --gc --panicOnWarning --printPathWarnings --baseURL "$(BASEURL)" -d ../$(PUBLIC)
+	@echo "public/ built for $(BASEURL)"
+
+test: npm sysdeps ## vet, every Go test (browser tests included), generator check, Hugo build, link crawl
+	@unformatted=$$(gofmt -l generator playground data); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run ./generator/cmd/distnav check
+	$(GO) test -count=1 ./...
+	$(MAKE) --no-print-directory site BASEURL=https://example.github.io/distributed-nav/
+
+bench: ## run the benchmarks
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+pdf: site ## write public/handbook.pdf
+	@echo "pdf: not built yet"
+
+clean: ## remove everything generated
+	rm -rf $(PUBLIC) site/content site/data site/static/gen site/assets/gen site/static/vendor site/static/playground site/static/search.db site/resources site/.hugo_build.lock
+
+gen: npm vendor ## run the generator: content/ + data/ -> site/
+	$(GO) run ./generator/cmd/distnav build
+
+vendor: npm
+	mkdir -p site/static/vendor/sqlite-wasm
+	cp $(SQLITE_WASM)/index.mjs $(SQLITE_WASM)/sqlite3.wasm site/static/vendor/sqlite-wasm/
+
+npm: node_modules/.package-lock.json
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+
+# Debian packages the browser and PDF tests need: installed with apt-get when
+# missing and running as root, otherwise named in a clear error.
+sysdeps:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	command -v pdftotext >/dev/null 2>&1 || missing="$$missing poppler-utils"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian packages:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	  else \
+	    echo "missing Debian packages:$$missing (install them with: sudo apt-get install$$missing)"; exit 1; \
+	  fi; \
+	fi

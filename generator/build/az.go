@@ -1,0 +1,82 @@
+package build
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/distributed-nav/distributed-nav/generator/sitetree"
+)
+
+// azEntry is one line of the A-Z index.
+type azEntry struct {
+	Title, URL, Where string
+}
+
+// azPage builds the A-Z index: every page and every note section, sorted by
+// title and grouped by first letter. It is the search box's target when
+// JavaScript is off.
+func azPage(pages []*sitetree.Page, extra []azEntry) *sitetree.Page {
+	var entries []azEntry
+	for _, p := range pages {
+		if p.URL == "/" {
+			continue
+		}
+		entries = append(entries, azEntry{Title: p.Title, URL: p.URL})
+	}
+	entries = append(entries, extra...)
+	sort.SliceStable(entries, func(i, j int) bool {
+		a, b := strings.ToLower(entries[i].Title), strings.ToLower(entries[j].Title)
+		if a != b {
+			return a < b
+		}
+		return entries[i].URL < entries[j].URL
+	})
+	groups := map[string][]azEntry{}
+	var letters []string
+	for _, e := range entries {
+		l := "#"
+		for _, r := range e.Title {
+			if unicode.IsLetter(r) {
+				l = strings.ToUpper(string(r))
+			}
+			break
+		}
+		if _, ok := groups[l]; !ok {
+			letters = append(letters, l)
+		}
+		groups[l] = append(groups[l], e)
+	}
+	sort.Strings(letters)
+	var b strings.Builder
+	b.WriteString("Every page, note section and environment variable of the site by name. The search box leads here when JavaScript is off.\n\n")
+	for i, l := range letters {
+		if i > 0 {
+			b.WriteString(" · ")
+		}
+		fmt.Fprintf(&b, "[%s](#%s)", l, letterID(l))
+	}
+	b.WriteString("\n\n")
+	for _, l := range letters {
+		fmt.Fprintf(&b, "## %s {#%s}\n\n", l, letterID(l))
+		for _, e := range groups[l] {
+			title := strings.NewReplacer("[", "\\[", "]", "\\]").Replace(e.Title)
+			if e.Where != "" {
+				fmt.Fprintf(&b, "- [%s](%s) (%s)\n", title, e.URL, e.Where)
+			} else {
+				fmt.Fprintf(&b, "- [%s](%s)\n", title, e.URL)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return &sitetree.Page{URL: "/az/", Title: "A–Z index", Description: "Every page, section and variable of the site, alphabetically.",
+		Body: b.String(), Weight: 1000}
+}
+
+func letterID(l string) string {
+	if l == "#" {
+		return "other"
+	}
+	return "letter-" + strings.ToLower(l)
+}

@@ -1,0 +1,194 @@
+// Package build turns the project's sources (content/ and data/) into the
+// Hugo tree under site/: it loads every skill card and note, assembles the
+// pages and the navigation in reading order, checks references, and writes
+// the tree atomically.
+package build
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/distributed-nav/distributed-nav/generator/notes"
+	"github.com/distributed-nav/distributed-nav/generator/sitetree"
+	"github.com/distributed-nav/distributed-nav/generator/skill"
+)
+
+// Options locate the inputs and the output.
+type Options struct {
+	// Root is the repository root holding content/ and data/.
+	Root string
+	// SiteDir is the Hugo project directory written into (site/).
+	SiteDir string
+}
+
+// Problem is a located finding of a check.
+type Problem struct {
+	File string
+	Line int
+	Msg  string
+}
+
+// String formats the problem as "file:line: message".
+func (p Problem) String() string { return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg) }
+
+// Problems is a list of findings that fail a build.
+type Problems []Problem
+
+// Error lists every problem, one per line.
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+type builder struct {
+	opts       Options
+	cards      []*skill.Card
+	notes      []*notes.Note
+	noteByName map[string]*notes.Note
+	pages      []*sitetree.Page
+}
+
+func (b *builder) add(p *sitetree.Page) { b.pages = append(b.pages, p) }
+
+// rel makes a path relative to the repository root for messages.
+func (b *builder) rel(p string) string {
+	if r, err := filepath.Rel(b.opts.Root, p); err == nil && !strings.HasPrefix(r, "..") {
+		return filepath.ToSlash(r)
+	}
+	return p
+}
+
+// Load reads every card and note under opts.Root.
+func Load(opts Options) (*builder, error) {
+	b := &builder{opts: opts, noteByName: map[string]*notes.Note{}}
+	cards, err := filepath.Glob(filepath.Join(opts.Root, "content", "skills", "*", "SKILL.md"))
+	if err != nil {
+		return nil, fmt.Errorf("list skill cards: %w", err)
+	}
+	sort.Strings(cards)
+	if len(cards) == 0 {
+		return nil, fmt.Errorf("no skill cards under %s", filepath.Join(opts.Root, "content", "skills"))
+	}
+	for _, p := range cards {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("read skill card: %w", err)
+		}
+		c, err := skill.Parse(b.rel(p), src)
+		if err != nil {
+			return nil, err
+		}
+		b.cards = append(b.cards, c)
+	}
+	ns, err := notes.LoadDir(filepath.Join(opts.Root, "content", "notes"))
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range ns {
+		n.Path = b.rel(n.Path)
+		b.noteByName[n.Name] = n
+	}
+	b.notes = ns
+	return b, nil
+}
+
+// Check runs the source checks that do not need the site: notes references.
+func (b *builder) Check() Problems {
+	return b.checkNoteRefs()
+}
+
+// Tree assembles the pages and navigation.
+func (b *builder) Tree() (*sitetree.Tree, error) {
+	b.pages = nil
+	t := &sitetree.Tree{}
+	home, err := b.homePage()
+	if err != nil {
+		return nil, err
+	}
+	b.add(home)
+	t.Nav = append(t.Nav, sitetree.NavItem{Title: "Start here", URL: "/"})
+	for i, c := range b.cards {
+		t.Nav = append(t.Nav, b.cardPages(c, 10+i))
+	}
+	if noteItems := b.notePages(); len(noteItems) > 0 {
+		b.add(&sitetree.Page{URL: "/notes/", Section: true, Title: "Deep-dive notes", Weight: 50,
+			Description: "Our notes behind the card: each claim anchored to the pinned sources.", Body: notesIndex(b.notes)})
+		t.Nav = append(t.Nav, sitetree.NavItem{Title: "Deep-dive notes", URL: "/notes/", Children: noteItems})
+	}
+	var extra []azEntry
+	for _, n := range b.notes {
+		for _, sec := range n.Sections {
+			extra = append(extra, azEntry{Title: sec.Title, URL: noteURL(n) + "#" + sec.ID, Where: n.Title})
+		}
+	}
+	b.add(azPage(b.pages, extra))
+	t.Nav = append(t.Nav, sitetree.NavItem{Title: "A–Z index", URL: "/az/"})
+	t.Pages = b.pages
+	t.LinkPrevNext()
+	css, err := chromaCSS()
+	if err != nil {
+		return nil, err
+	}
+	t.Assets = map[string][]byte{"chroma.css": css}
+	return t, nil
+}
+
+func notesIndex(ns []*notes.Note) string {
+	var s strings.Builder
+	for _, n := range ns {
+		fmt.Fprintf(&s, "- [%s](%s): %s\n", n.Title, noteURL(n), n.Description)
+	}
+	return s.String()
+}
+
+// homePage reads content/pages/home.md, the site's front page prose.
+func (b *builder) homePage() (*sitetree.Page, error) {
+	p := filepath.Join(b.opts.Root, "content", "pages", "home.md")
+	src, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("read home page: %w", err)
+	}
+	n, err := notes.Parse(b.rel(p), src)
+	if err != nil {
+		return nil, err
+	}
+	return &sitetree.Page{URL: "/", Section: true, Title: n.Title, Description: n.Description, Body: n.Body,
+		File: n.Path, Line: n.BodyLine}, nil
+}
+
+// Run loads, checks, assembles and writes the site tree. On any problem it
+// returns an error and leaves the previous tree in place.
+func Run(ctx context.Context, opts Options) error {
+	b, err := Load(opts)
+	if err != nil {
+		return err
+	}
+	if ps := b.Check(); len(ps) > 0 {
+		return ps
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t, err := b.Tree()
+	if err != nil {
+		return err
+	}
+	if err := t.Write(opts.SiteDir); err != nil {
+		return fmt.Errorf("write site tree: %w", err)
+	}
+	return nil
+}
+
+// IsProblems reports whether err is a list of located problems.
+func IsProblems(err error) bool {
+	var ps Problems
+	return errors.As(err, &ps)
+}

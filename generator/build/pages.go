@@ -1,0 +1,202 @@
+package build
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/distributed-nav/distributed-nav/generator/notes"
+	"github.com/distributed-nav/distributed-nav/generator/sitetree"
+	"github.com/distributed-nav/distributed-nav/generator/skill"
+	"github.com/distributed-nav/distributed-nav/generator/slug"
+)
+
+// cardURL is the root of a card's pages.
+func cardURL(c *skill.Card) string { return "/" + slug.Make(c.Name) + "/" }
+
+func subsystemURL(c *skill.Card, s *skill.Subsystem) string {
+	return cardURL(c) + "subsystems/" + s.Slug + "/"
+}
+
+func flowURL(c *skill.Card, f *skill.Flow) string { return cardURL(c) + "flows/" + f.Slug + "/" }
+
+func sectionURL(c *skill.Card, s *skill.Section) string { return cardURL(c) + s.Slug + "/" }
+
+func noteURL(n *notes.Note) string { return "/notes/" + n.Name + "/" }
+
+// cardPages turns one card into its pages and its navigation subtree.
+func (b *builder) cardPages(c *skill.Card, weight int) sitetree.NavItem {
+	root := cardURL(c)
+	title := c.Title
+	if title == "" {
+		title = c.Name
+	}
+	nav := sitetree.NavItem{Title: title, URL: root}
+	var overview strings.Builder
+	fmt.Fprintf(&overview, "%s\n\n", c.Description)
+	fmt.Fprintf(&overview, "This section presents the skill card `%s` as written, one page per part, with corrections where the pinned sources disagree.\n\n", c.Name)
+	for _, s := range c.Sections {
+		switch s.Kind {
+		case skill.KindProse:
+			if len(s.Tables) == 0 && strings.Count(s.Source, "\n") <= 3 && !strings.Contains(s.Source, "- ") {
+				// A short section (the card's one-line architecture) stays
+				// on the overview page.
+				fmt.Fprintf(&overview, "## %s\n\n%s\n", s.Title, s.Source)
+				continue
+			}
+			u := sectionURL(c, s)
+			b.add(&sitetree.Page{URL: u, Title: s.Title, Body: s.Source, File: c.Path, Line: s.SourceLine,
+				Description: fmt.Sprintf("The card's %q section.", s.Title), Params: cardParams(c, s.Title)})
+			nav.Children = append(nav.Children, sitetree.NavItem{Title: s.Title, URL: u})
+			fmt.Fprintf(&overview, "- [%s](%s)\n", s.Title, u)
+		case skill.KindIndex:
+			u := cardURL(c) + "subsystems/"
+			item := sitetree.NavItem{Title: s.Title, URL: u}
+			var list strings.Builder
+			list.WriteString("| # | Subsystem | Files |\n|---|---|---|\n")
+			for _, sub := range s.Subsystems {
+				su := subsystemURL(c, sub)
+				b.add(b.subsystemPage(c, sub, su))
+				item.Children = append(item.Children, sitetree.NavItem{Title: fmt.Sprintf("%d. %s", sub.Number, sub.ShortName), URL: su})
+				fmt.Fprintf(&list, "| %d | [%s](%s) | %s |\n", sub.Number, sub.ShortName, su, escapeCell(sub.FileText))
+			}
+			b.add(&sitetree.Page{URL: u, Section: true, Title: s.Title, Body: list.String(), File: c.Path, Line: s.Line,
+				Description: fmt.Sprintf("The %d subsystems of the card, in its order.", len(s.Subsystems))})
+			nav.Children = append(nav.Children, item)
+			fmt.Fprintf(&overview, "- [%s](%s): %d subsystems\n", s.Title, u, len(s.Subsystems))
+		case skill.KindFlows:
+			u := cardURL(c) + "flows/"
+			item := sitetree.NavItem{Title: s.Title, URL: u}
+			var list strings.Builder
+			for _, f := range s.Flows {
+				fu := flowURL(c, f)
+				b.add(b.flowPage(c, f, fu))
+				item.Children = append(item.Children, sitetree.NavItem{Title: f.Name, URL: fu})
+				fmt.Fprintf(&list, "- [%s](%s): %d steps\n", f.Name, fu, len(f.Steps))
+			}
+			b.add(&sitetree.Page{URL: u, Section: true, Title: s.Title, Body: list.String(), File: c.Path, Line: s.Line,
+				Description: "The card's data-flow chains, each drawn and checked step by step."})
+			nav.Children = append(nav.Children, item)
+			fmt.Fprintf(&overview, "- [%s](%s): %d chains\n", s.Title, u, len(s.Flows))
+		}
+	}
+	if len(c.Triggers) > 0 {
+		overview.WriteString("\n## Triggers\n\nThe card is meant for questions about: ")
+		for i, t := range c.Triggers {
+			if i > 0 {
+				overview.WriteString(", ")
+			}
+			fmt.Fprintf(&overview, "[%s](/triggers/%s/)", t, slug.Make(t))
+		}
+		overview.WriteString(".\n")
+	}
+	b.add(&sitetree.Page{URL: root, Section: true, Title: title, Description: c.Description, Weight: weight,
+		Body: overview.String(), File: c.Path, Line: 1, Params: map[string]any{"triggers": c.Triggers, "card": c.Name}})
+	return nav
+}
+
+func cardParams(c *skill.Card, part string) map[string]any {
+	return map[string]any{"card": c.Name, "cardpart": part}
+}
+
+func escapeCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+
+func (b *builder) subsystemPage(c *skill.Card, s *skill.Subsystem, u string) *sitetree.Page {
+	var body strings.Builder
+	if s.SizeHint != "" {
+		fmt.Fprintf(&body, "Subsystem %d of the card; the card sizes it at %s.\n\n", s.Number, s.SizeHint)
+	} else {
+		fmt.Fprintf(&body, "Subsystem %d of the card.\n\n", s.Number)
+	}
+	body.WriteString("## What the card says\n\n")
+	for _, f := range s.Fields {
+		switch strings.ToLower(f.Label) {
+		case "key":
+			fmt.Fprintf(&body, "- **%s:**\n", f.Label)
+			for _, k := range s.Key {
+				fmt.Fprintf(&body, "  - %s\n", k)
+			}
+		default:
+			fmt.Fprintf(&body, "- **%s:** %s\n", f.Label, f.Value)
+		}
+	}
+	body.WriteString("\n")
+	if sec, n := b.noteSectionFor(s); n != nil {
+		body.WriteString("## Deep dive\n\n")
+		fmt.Fprintf(&body, "The section [%s](%s#%s) of the note *%s* explains this subsystem: what it is, where it lives at the pinned release, how it works step by step, how to observe it and how it fails.\n", sec.Title, noteURL(n), sec.ID, n.Title)
+	}
+	params := cardParams(c, "Subsystem Index")
+	params["subsystem"] = s.Number
+	var triggers []string
+	text := strings.ToLower(s.Name + " " + s.KeyText + " " + s.FileText)
+	for _, t := range c.Triggers {
+		if strings.Contains(text, strings.ToLower(t)) {
+			triggers = append(triggers, t)
+		}
+	}
+	if len(triggers) > 0 {
+		params["triggers"] = triggers
+	}
+	return &sitetree.Page{URL: u, Title: fmt.Sprintf("%d. %s", s.Number, s.ShortName), Weight: s.Number,
+		Description: fmt.Sprintf("Card subsystem %d: %s.", s.Number, s.Name), Body: body.String(),
+		File: c.Path, Line: s.Line, Params: params}
+}
+
+// noteSectionFor finds the note section whose subsystem attribute names s,
+// preferring the notes the card references for it.
+func (b *builder) noteSectionFor(s *skill.Subsystem) (notes.Section, *notes.Note) {
+	for _, ref := range s.Notes {
+		if n := b.noteByName[ref.Name]; n != nil {
+			if sec, ok := n.SectionFor(s.Name); ok {
+				return sec, n
+			}
+		}
+	}
+	for _, n := range b.notes {
+		if sec, ok := n.SectionFor(s.Name); ok {
+			return sec, n
+		}
+	}
+	return notes.Section{}, nil
+}
+
+func (b *builder) flowPage(c *skill.Card, f *skill.Flow, u string) *sitetree.Page {
+	var body strings.Builder
+	body.WriteString("The chain as the card writes it:\n\n```text\n")
+	body.WriteString(strings.TrimRight(f.Text, "\n"))
+	body.WriteString("\n```\n\n## Steps\n\n")
+	for i, st := range f.Steps {
+		fmt.Fprintf(&body, "%d. %s\n", i+1, st.Text)
+	}
+	return &sitetree.Page{URL: u, Title: f.Name, Description: fmt.Sprintf("The card's %q data flow, step by step.", f.Name),
+		Body: body.String(), File: c.Path, Line: f.Line, Params: cardParams(c, "Key Data Flow")}
+}
+
+// notePages adds one page per note and returns their navigation entries.
+func (b *builder) notePages() []sitetree.NavItem {
+	var items []sitetree.NavItem
+	for i, n := range b.notes {
+		u := noteURL(n)
+		b.add(&sitetree.Page{URL: u, Title: n.Title, Description: n.Description, Weight: i + 1, Body: n.Body,
+			File: n.Path, Line: n.BodyLine, Params: map[string]any{"layer": n.Layer, "toc": true}})
+		items = append(items, sitetree.NavItem{Title: n.Title, URL: u})
+	}
+	return items
+}
+
+// checkNoteRefs reports every card notes reference that resolves to no note.
+func (b *builder) checkNoteRefs() []Problem {
+	var out []Problem
+	for _, c := range b.cards {
+		for _, s := range c.Subsystems() {
+			for _, ref := range s.Notes {
+				if b.noteByName[ref.Name] == nil {
+					out = append(out, Problem{File: c.Path, Line: ref.Line,
+						Msg: fmt.Sprintf("notes reference %q resolves to no note (expected content/notes/%s.md)", ref.Path, ref.Name)})
+				}
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	return out
+}
