@@ -24,6 +24,9 @@ type Options struct {
 	Root string
 	// SiteDir is the Hugo project directory written into (site/).
 	SiteDir string
+	// ExtraURLs are URL prefixes served by the site that are not pages the
+	// generator writes (for example static files); links to them are valid.
+	ExtraURLs []string
 }
 
 // Problem is a located finding of a check.
@@ -53,10 +56,24 @@ type builder struct {
 	cards      []*skill.Card
 	notes      []*notes.Note
 	noteByName map[string]*notes.Note
+	facts      *facts
 	pages      []*sitetree.Page
+	// correctionPage maps a correction id to the URL of the card page that
+	// shows it.
+	correctionPage map[string]string
 }
 
 func (b *builder) add(p *sitetree.Page) { b.pages = append(b.pages, p) }
+
+// page returns the page with the URL u, or nil.
+func (b *builder) page(u string) *sitetree.Page {
+	for _, p := range b.pages {
+		if p.URL == u {
+			return p
+		}
+	}
+	return nil
+}
 
 // rel makes a path relative to the repository root for messages.
 func (b *builder) rel(p string) string {
@@ -97,37 +114,66 @@ func Load(opts Options) (*builder, error) {
 		b.noteByName[n.Name] = n
 	}
 	b.notes = ns
+	if b.facts, err = loadFacts(opts.Root); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 
-// Check runs the source checks that do not need the site: notes references.
+// Check runs every source check: notes references, unknown environment
+// variables, permalinks, note sections without a source link, corrections
+// that cannot be placed. It assembles the pages to do so but writes nothing.
 func (b *builder) Check() Problems {
-	return b.checkNoteRefs()
+	ps := b.checkNoteRefs()
+	if _, more := b.assemble(); len(more) > 0 {
+		ps = append(ps, more...)
+	}
+	return ps
 }
 
-// Tree assembles the pages and navigation.
+// Tree assembles the pages and navigation; any problem fails it.
 func (b *builder) Tree() (*sitetree.Tree, error) {
+	t, ps := b.assemble()
+	if len(ps) > 0 {
+		return nil, ps
+	}
+	return t, nil
+}
+
+func (b *builder) assemble() (*sitetree.Tree, Problems) {
 	b.pages = nil
+	b.correctionPage = map[string]string{}
+	var ps Problems
 	t := &sitetree.Tree{}
 	home, err := b.homePage()
 	if err != nil {
-		return nil, err
+		return nil, Problems{{File: "content/pages/home.md", Line: 1, Msg: err.Error()}}
 	}
 	b.add(home)
 	t.Nav = append(t.Nav, sitetree.NavItem{Title: "Start here", URL: "/"})
 	for i, c := range b.cards {
 		t.Nav = append(t.Nav, b.cardPages(c, 10+i))
+		ps = append(ps, b.applyCorrections(c)...)
 	}
 	if noteItems := b.notePages(); len(noteItems) > 0 {
 		b.add(&sitetree.Page{URL: "/notes/", Section: true, Title: "Deep-dive notes", Weight: 50,
 			Description: "Our notes behind the card: each claim anchored to the pinned sources.", Body: notesIndex(b.notes)})
 		t.Nav = append(t.Nav, sitetree.NavItem{Title: "Deep-dive notes", URL: "/notes/", Children: noteItems})
 	}
+	b.add(b.envPage())
+	t.Nav = append(t.Nav, sitetree.NavItem{Title: "Environment variables", URL: envURL})
+	b.add(b.correctionsPage())
+	t.Nav = append(t.Nav, sitetree.NavItem{Title: "Corrections to the card", URL: "/corrections/"})
+	ps = append(ps, b.link()...)
+	ps = append(ps, b.checkNoteSources()...)
 	var extra []azEntry
 	for _, n := range b.notes {
 		for _, sec := range n.Sections {
 			extra = append(extra, azEntry{Title: sec.Title, URL: noteURL(n) + "#" + sec.ID, Where: n.Title})
 		}
+	}
+	for _, r := range b.facts.env {
+		extra = append(extra, azEntry{Title: r.Name, URL: envURL + "#" + r.Anchor(), Where: "environment variable"})
 	}
 	b.add(azPage(b.pages, extra))
 	t.Nav = append(t.Nav, sitetree.NavItem{Title: "A–Z index", URL: "/az/"})
@@ -135,10 +181,10 @@ func (b *builder) Tree() (*sitetree.Tree, error) {
 	t.LinkPrevNext()
 	css, err := chromaCSS()
 	if err != nil {
-		return nil, err
+		return nil, append(ps, Problem{File: "site", Line: 1, Msg: err.Error()})
 	}
 	t.Assets = map[string][]byte{"chroma.css": css}
-	return t, nil
+	return t, ps
 }
 
 func notesIndex(ns []*notes.Note) string {

@@ -1,0 +1,205 @@
+// Package envtable reads the environment-variable tables (data/env/nccl.csv
+// and data/env/torch.csv) with every column the site shows, and renders the
+// site's single, filterable variable table.
+package envtable
+
+import (
+	"encoding/csv"
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Columns is the header every table must have, in this order.
+var Columns = []string{"name", "default", "type", "component", "file", "line", "status", "deprecated_alias_of", "debug_only", "description"}
+
+// Row is one variable.
+type Row struct {
+	Name, Default, Type, Component string
+	File                           string
+	Line                           int
+	// Status is active, deprecated, removed, unread (declared, never read)
+	// or newer (read only by releases after the pinned one).
+	Status            string
+	DeprecatedAliasOf string
+	DebugOnly         bool
+	Description       string
+	// Reader is the library that reads it: "NCCL" or "PyTorch".
+	Reader string
+	// Table and TableLine locate the row (for messages).
+	Table     string
+	TableLine int
+}
+
+// Tables lists the table files and the library each describes.
+var Tables = []struct{ File, Reader string }{
+	{"nccl.csv", "NCCL"},
+	{"torch.csv", "PyTorch"},
+}
+
+// Load reads every table under dataDir/env, sorted by name. It fails with
+// "file:line: message" on a malformed row, a duplicate name or an alias
+// that names no row.
+func Load(dataDir string) ([]Row, error) {
+	var rows []Row
+	seen := map[string]Row{}
+	for _, t := range Tables {
+		p := filepath.Join(dataDir, "env", t.File)
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, fmt.Errorf("env table: %w", err)
+		}
+		rs, err := read(f, filepath.ToSlash(filepath.Join("data", "env", t.File)), t.Reader)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			if prev, dup := seen[r.Name]; dup {
+				if prev.Table == r.Table {
+					return nil, fmt.Errorf("%s:%d: %s is already listed at line %d", r.Table, r.TableLine, r.Name, prev.TableLine)
+				}
+				// A variable two libraries read (NCCL_DEBUG) keeps one row:
+				// the first table's, noting the second reader.
+				for i := range rows {
+					if rows[i].Name == r.Name {
+						rows[i].Reader += ", " + r.Reader
+						rows[i].Description += " " + r.Reader + " reads it too: " + r.Description
+					}
+				}
+				continue
+			}
+			seen[r.Name] = r
+			rows = append(rows, r)
+		}
+	}
+	for _, r := range rows {
+		if r.DeprecatedAliasOf != "" {
+			if _, ok := seen[r.DeprecatedAliasOf]; !ok {
+				return nil, fmt.Errorf("%s:%d: %s is an alias of %s, which no table lists", r.Table, r.TableLine, r.Name, r.DeprecatedAliasOf)
+			}
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
+	return rows, nil
+}
+
+func read(r io.Reader, name, reader string) ([]Row, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = len(Columns)
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s:1: %w", name, err)
+	}
+	if strings.Join(header, ",") != strings.Join(Columns, ",") {
+		return nil, fmt.Errorf("%s:1: header %q, want %q", name, strings.Join(header, ","), strings.Join(Columns, ","))
+	}
+	var out []Row
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		row := Row{Name: rec[0], Default: rec[1], Type: rec[2], Component: rec[3], File: rec[4], Status: rec[6],
+			DeprecatedAliasOf: rec[7], Description: rec[9], Reader: reader, Table: name, TableLine: line}
+		if rec[5] != "" {
+			n, err := strconv.Atoi(rec[5])
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("%s:%d: %s: line %q is not a positive number", name, line, row.Name, rec[5])
+			}
+			row.Line = n
+		}
+		switch rec[8] {
+		case "true":
+			row.DebugOnly = true
+		case "false":
+		default:
+			return nil, fmt.Errorf("%s:%d: %s: debug_only %q, want true or false", name, line, row.Name, rec[8])
+		}
+		switch row.Status {
+		case "active", "deprecated", "removed", "unread", "newer":
+		default:
+			return nil, fmt.Errorf("%s:%d: %s: status %q, want active, deprecated, removed, unread or newer", name, line, row.Name, row.Status)
+		}
+		if row.Name == "" || strings.TrimSpace(row.Description) == "" {
+			return nil, fmt.Errorf("%s:%d: a row needs a name and a description", name, line)
+		}
+		out = append(out, row)
+	}
+}
+
+// Anchor is the id of the variable's row on the env page.
+func (r Row) Anchor() string { return r.Name }
+
+// Linker turns a row's file and line into a permalink (nil when the file is
+// not in a pinned tree).
+type Linker func(r Row) string
+
+// Components returns the distinct components, sorted.
+func Components(rows []Row) []string {
+	set := map[string]bool{}
+	for _, r := range rows {
+		set[r.Component] = true
+	}
+	var out []string
+	for c := range set {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// HTML renders the full table: a plain, complete table that needs no
+// JavaScript; data attributes let the page's script filter it.
+func HTML(rows []Row, link Linker) string {
+	var b strings.Builder
+	b.WriteString(`<div class="env-filter" hidden><label for="env-q">Filter variables</label> <input id="env-q" type="search" placeholder="name or words"> <label for="env-c">Component</label> <select id="env-c"><option value="">all</option>`)
+	for _, c := range Components(rows) {
+		fmt.Fprintf(&b, `<option>%s</option>`, html.EscapeString(c))
+	}
+	b.WriteString(`</select> <label><input id="env-d" type="checkbox"> debugging-only knobs only</label> <output id="env-n" aria-live="polite"></output></div>`)
+	b.WriteString("\n")
+	b.WriteString(`<table class="env-table" id="env-table"><thead><tr><th scope="col">Variable</th><th scope="col">Read by</th><th scope="col">Component</th><th scope="col">Default</th><th scope="col">Type</th><th scope="col">Meaning</th><th scope="col">Source</th></tr></thead><tbody>`)
+	for _, r := range rows {
+		fmt.Fprintf(&b, `<tr id="%s" data-component="%s" data-debug="%t"><th scope="row"><code>%s</code>`,
+			html.EscapeString(r.Anchor()), html.EscapeString(r.Component), r.DebugOnly, html.EscapeString(r.Name))
+		switch {
+		case r.Status == "deprecated" && r.DeprecatedAliasOf != "":
+			fmt.Fprintf(&b, ` <span class="badge warn">deprecated: use <a href="#%s">%s</a></span>`, html.EscapeString(r.DeprecatedAliasOf), html.EscapeString(r.DeprecatedAliasOf))
+		case r.Status == "deprecated":
+			b.WriteString(` <span class="badge warn">deprecated</span>`)
+		case r.Status == "removed":
+			b.WriteString(` <span class="badge warn">removed</span>`)
+		case r.Status == "unread":
+			b.WriteString(` <span class="badge">declared, never read</span>`)
+		case r.Status == "newer":
+			b.WriteString(` <span class="badge">after the pinned release</span>`)
+		}
+		if r.DebugOnly {
+			b.WriteString(` <span class="badge">debugging only</span>`)
+		}
+		fmt.Fprintf(&b, `</th><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>`,
+			r.Reader, html.EscapeString(r.Component), html.EscapeString(r.Default), html.EscapeString(r.Type), html.EscapeString(r.Description))
+		if u := link(r); u != "" {
+			label := r.File
+			if r.Line > 0 {
+				label += ":" + strconv.Itoa(r.Line)
+			}
+			fmt.Fprintf(&b, `<a href="%s">%s</a>`, html.EscapeString(u), html.EscapeString(label))
+		} else {
+			b.WriteString(html.EscapeString(r.File))
+		}
+		b.WriteString("</td></tr>")
+	}
+	b.WriteString("</tbody></table>\n")
+	return b.String()
+}
