@@ -12,15 +12,15 @@ BASEURL ?= http://127.0.0.1:1313/
 PUBLIC  := public
 SQLITE_WASM := node_modules/@sqlite.org/sqlite-wasm/dist
 
-.PHONY: help serve site test bench pdf clean gen npm sysdeps vendor
+.PHONY: help serve site test bench pdf clean gen npm sysdeps vendor wasm
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
 
-serve: gen ## build everything and serve http://127.0.0.1:1313/ with live reload
+serve: gen wasm ## build everything and serve http://127.0.0.1:1313/ with live reload
 	$(GO) run ./generator/cmd/distnav serve
 
-site: gen ## build public/ for GitHub Pages (BASEURL=https://host/sub/)
+site: gen wasm ## build public/ for GitHub Pages (BASEURL=https://host/sub/)
 	rm -rf $(PUBLIC)
 	$(HUGO) build -s site --minify --gc --panicOnWarning --printPathWarnings --baseURL "$(BASEURL)" -d ../$(PUBLIC)
 	@echo "public/ built for $(BASEURL)"
@@ -30,6 +30,7 @@ test: npm sysdeps ## vet, every Go test (browser tests included), generator chec
 	$(GO) vet ./...
 	$(GO) run ./generator/cmd/distnav check
 	$(GO) test -count=1 ./...
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./playground/wasm/...
 	$(MAKE) --no-print-directory site BASEURL=https://example.github.io/distributed-nav/
 
 bench: ## run the benchmarks
@@ -43,6 +44,13 @@ clean: ## remove everything generated
 
 gen: npm vendor ## run the generator: content/ + data/ -> site/
 	$(GO) run ./generator/cmd/distnav build
+
+# The playground: one wasm binary for every widget, and the wasm_exec.js of
+# the same Go toolchain.
+wasm:
+	mkdir -p site/static/playground
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o site/static/playground/distnav.wasm ./playground/wasm
+	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" site/static/playground/
 
 vendor: npm
 	mkdir -p site/static/vendor/sqlite-wasm

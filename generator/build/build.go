@@ -13,7 +13,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/distributed-nav/distributed-nav/generator/crosslink"
 	"github.com/distributed-nav/distributed-nav/generator/notes"
+	"github.com/distributed-nav/distributed-nav/generator/searchdb"
 	"github.com/distributed-nav/distributed-nav/generator/sitetree"
 	"github.com/distributed-nav/distributed-nav/generator/skill"
 )
@@ -61,6 +63,12 @@ type builder struct {
 	// correctionPage maps a correction id to the URL of the card page that
 	// shows it.
 	correctionPage map[string]string
+	// mentioned holds the source symbols and files the pages link to.
+	mentioned map[string]crosslink.Target
+	// mentionedOn holds, per symbol or file, the URLs of the pages naming it.
+	mentionedOn map[string]map[string]bool
+	// records are the search rows of the assembled site.
+	records []searchdb.Record
 }
 
 func (b *builder) add(p *sitetree.Page) { b.pages = append(b.pages, p) }
@@ -143,6 +151,8 @@ func (b *builder) Tree() (*sitetree.Tree, error) {
 func (b *builder) assemble() (*sitetree.Tree, Problems) {
 	b.pages = nil
 	b.correctionPage = map[string]string{}
+	b.mentioned = map[string]crosslink.Target{}
+	b.mentionedOn = map[string]map[string]bool{}
 	var ps Problems
 	t := &sitetree.Tree{}
 	home, err := b.homePage()
@@ -160,12 +170,20 @@ func (b *builder) assemble() (*sitetree.Tree, Problems) {
 			Description: "Our notes behind the card: each claim anchored to the pinned sources.", Body: notesIndex(b.notes)})
 		t.Nav = append(t.Nav, sitetree.NavItem{Title: "Deep-dive notes", URL: "/notes/", Children: noteItems})
 	}
+	pgItems, err := b.playgroundPages(context.Background())
+	if err != nil {
+		return nil, append(ps, Problem{File: "playground", Line: 1, Msg: err.Error()})
+	}
+	t.Nav = append(t.Nav, sitetree.NavItem{Title: "Playground", URL: "/playground/", Children: pgItems})
 	b.add(b.envPage())
 	t.Nav = append(t.Nav, sitetree.NavItem{Title: "Environment variables", URL: envURL})
 	b.add(b.correctionsPage())
 	t.Nav = append(t.Nav, sitetree.NavItem{Title: "Corrections to the card", URL: "/corrections/"})
 	ps = append(ps, b.link()...)
 	ps = append(ps, b.checkNoteSources()...)
+	b.add(b.sourcesPage())
+	t.Nav = append(t.Nav, sitetree.NavItem{Title: "Cited sources", URL: sourcesURL})
+	b.records = b.searchRecords(b.mentioned)
 	var extra []azEntry
 	for _, n := range b.notes {
 		for _, sec := range n.Sections {
@@ -229,6 +247,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if err := t.Write(opts.SiteDir); err != nil {
 		return fmt.Errorf("write site tree: %w", err)
+	}
+	if err := searchdb.Build(ctx, filepath.Join(opts.SiteDir, "static", "search.db"), b.records); err != nil {
+		return fmt.Errorf("write search database: %w", err)
 	}
 	return nil
 }

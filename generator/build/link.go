@@ -64,6 +64,13 @@ func (b *builder) link() Problems {
 		}
 		for _, m := range res.Mentions {
 			addBack(m.Target.URL, p)
+			if m.Target.Kind == crosslink.KindSymbol || m.Target.Kind == crosslink.KindPath {
+				b.mentioned[m.Target.Title] = m.Target
+				if b.mentionedOn[m.Target.Title] == nil {
+					b.mentionedOn[m.Target.Title] = map[string]bool{}
+				}
+				b.mentionedOn[m.Target.Title][p.URL] = true
+			}
 		}
 		for _, l := range res.Links {
 			switch {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/distributed-nav/distributed-nav/generator/flowsvg"
 	"github.com/distributed-nav/distributed-nav/generator/notes"
 	"github.com/distributed-nav/distributed-nav/generator/sitetree"
 	"github.com/distributed-nav/distributed-nav/generator/skill"
@@ -80,16 +81,6 @@ func (b *builder) cardPages(c *skill.Card, weight int) sitetree.NavItem {
 			fmt.Fprintf(&overview, "- [%s](%s): %d chains\n", s.Title, u, len(s.Flows))
 		}
 	}
-	if len(c.Triggers) > 0 {
-		overview.WriteString("\n## Triggers\n\nThe card is meant for questions about: ")
-		for i, t := range c.Triggers {
-			if i > 0 {
-				overview.WriteString(", ")
-			}
-			fmt.Fprintf(&overview, "[%s](/triggers/%s/)", t, slug.Make(t))
-		}
-		overview.WriteString(".\n")
-	}
 	b.add(&sitetree.Page{URL: root, Section: true, Title: title, Description: c.Description, Weight: weight,
 		Body: overview.String(), File: c.Path, Line: 1, Params: map[string]any{"triggers": c.Triggers, "card": c.Name}})
 	return nav
@@ -164,12 +155,87 @@ func (b *builder) flowPage(c *skill.Card, f *skill.Flow, u string) *sitetree.Pag
 	var body strings.Builder
 	body.WriteString("The chain as the card writes it:\n\n```text\n")
 	body.WriteString(strings.TrimRight(f.Text, "\n"))
-	body.WriteString("\n```\n\n## Steps\n\n")
+	body.WriteString("\n```\n\n## Diagram\n\n")
+	var steps []flowsvg.Step
+	var list strings.Builder
 	for i, st := range f.Steps {
-		fmt.Fprintf(&body, "%d. %s\n", i+1, st.Text)
+		step := flowsvg.Step{Text: st.Text, Depth: st.Depth}
+		if n, sec, ok := b.explainingSection(st.Text); ok {
+			target := noteURL(n) + "#" + sec.ID
+			step.Href = flowsvg.RelativeURL(u, target)
+			name := sectionPath(n, sec)
+			step.Hint = n.Title + ": " + name
+			fmt.Fprintf(&list, "%d. %s: explained in [%s](%s)\n", i+1, st.Text, name, target)
+		} else {
+			fmt.Fprintf(&list, "%d. %s\n", i+1, st.Text)
+		}
+		steps = append(steps, step)
 	}
+	body.WriteString(flowsvg.Draw("flow-"+f.Slug, f.Name, steps))
+	body.WriteString("\n\n## Steps\n\n")
+	body.WriteString(list.String())
 	return &sitetree.Page{URL: u, Title: f.Name, Description: fmt.Sprintf("The card's %q data flow, step by step.", f.Name),
 		Body: body.String(), File: c.Path, Line: f.Line, Params: cardParams(c, "Key Data Flow")}
+}
+
+// explainingSection finds the note section that explains a chain step: the
+// section whose own text mentions the step's name most often. Sections that
+// only check the card's wording, and overview sections, do not count.
+func (b *builder) explainingSection(step string) (*notes.Note, notes.Section, bool) {
+	term := stepTerm(step)
+	if term == "" {
+		return nil, notes.Section{}, false
+	}
+	var bestN *notes.Note
+	var best notes.Section
+	bestCount := 0
+	for _, n := range b.notes {
+		for i, sec := range n.Sections {
+			if strings.HasPrefix(sec.Title, "Checking") || sec.ID == "call-path" {
+				continue
+			}
+			end := sec.End
+			if i+1 < len(n.Sections) && n.Sections[i+1].Start < end {
+				end = n.Sections[i+1].Start
+			}
+			own := strings.ToLower(n.Body[sec.Start:end])
+			if k := strings.Count(own, term); k > bestCount {
+				bestN, best, bestCount = n, sec, k
+			}
+		}
+	}
+	return bestN, best, bestN != nil
+}
+
+// sectionPath names a section with its parent: "DDP Reducer › How it works".
+func sectionPath(n *notes.Note, sec notes.Section) string {
+	if sec.Level == 2 {
+		return sec.Title
+	}
+	parent := ""
+	for _, s := range n.Sections {
+		if s.Start >= sec.Start {
+			break
+		}
+		if s.Level == 2 {
+			parent = s.Title
+		}
+	}
+	if parent == "" {
+		return sec.Title
+	}
+	return parent + " › " + sec.Title
+}
+
+// stepTerm is what a chain step is searched by: its first identifier-like
+// word if it has one (autograd_hook, ncclAllReduce(input,...)), else the
+// whole step, lower-cased.
+func stepTerm(step string) string {
+	s := strings.ToLower(strings.TrimSpace(step))
+	if i := strings.IndexAny(s, "(="); i > 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
 }
 
 // notePages adds one page per note and returns their navigation entries.

@@ -28,7 +28,22 @@ const pageSize = 4096
 // ('optimize') and the file is VACUUMed with journal_mode=delete into one self-contained
 // file. The file is written beside path under a temporary name and renamed over path only
 // when complete, so a reader never sees half a database.
-func Build(ctx context.Context, path string, recs []Record) (err error) {
+func Build(ctx context.Context, path string, recs []Record) error {
+	return BuildWithOptions(ctx, path, recs, BuildOptions{})
+}
+
+// BuildOptions tune Build. The zero value is the default.
+type BuildOptions struct {
+	// StoredTextRunes, when positive, stores only the first StoredTextRunes code points of
+	// each record's text for snippets (cut at a word boundary). The rest is still indexed
+	// (in a column that is not stored), so every word stays searchable, but a match past the
+	// stored part gets a snippet of the stored beginning without highlight. This is the main lever on the file size (the stored text is
+	// most of it); zero stores the whole text.
+	StoredTextRunes int
+}
+
+// BuildWithOptions is Build with options.
+func BuildWithOptions(ctx context.Context, path string, recs []Record, opts BuildOptions) (err error) {
 	if !builtWithFTS5 {
 		return ErrNoFTS5
 	}
@@ -57,7 +72,7 @@ func Build(ctx context.Context, path string, recs []Record) (err error) {
 			_ = os.Remove(tmpName + "-journal")
 		}
 	}()
-	if err := writeDB(ctx, tmpName, clean); err != nil {
+	if err := writeDB(ctx, tmpName, clean, opts); err != nil {
 		return err
 	}
 	if err := syncFile(tmpName); err != nil {
@@ -93,7 +108,7 @@ func fileDSN(path string, query string) (string, error) {
 }
 
 // writeDB fills the empty file at path.
-func writeDB(ctx context.Context, path string, recs []Record) error {
+func writeDB(ctx context.Context, path string, recs []Record, opts BuildOptions) error {
 	dsn, err := fileDSN(path, "mode=rw")
 	if err != nil {
 		return err
@@ -138,14 +153,24 @@ func writeDB(ctx context.Context, path string, recs []Record) error {
 		return fmt.Errorf("searchdb: begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	ins, err := tx.PrepareContext(ctx, insertSQL)
+	insDoc, err := tx.PrepareContext(ctx, insertDocSQL)
 	if err != nil {
 		return fmt.Errorf("searchdb: prepare insert: %w", err)
 	}
-	defer ins.Close()
+	defer insDoc.Close()
+	insIdx, err := tx.PrepareContext(ctx, insertIndexSQL)
+	if err != nil {
+		return fmt.Errorf("searchdb: prepare insert: %w", err)
+	}
+	defer insIdx.Close()
 	for i, r := range recs {
-		if _, err := ins.ExecContext(ctx, i+1, r.Title, r.identText(), r.Breadcrumb, r.Text, r.Kind, r.URL, r.titleKey()); err != nil {
+		id := i + 1
+		stored, rest := cutText(r.Text, opts.StoredTextRunes)
+		if _, err := insDoc.ExecContext(ctx, id, r.Kind, r.URL, r.titleKey(), r.Title, r.Breadcrumb, stored); err != nil {
 			return fmt.Errorf("searchdb: insert %q: %w", r.URL, err)
+		}
+		if _, err := insIdx.ExecContext(ctx, id, r.Title, r.identText(), r.Breadcrumb, stored, rest); err != nil {
+			return fmt.Errorf("searchdb: index %q: %w", r.URL, err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO search(search) VALUES ('optimize')"); err != nil {
@@ -192,4 +217,25 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// cutText splits s for storage: stored is the first n code points of s, cut back to the
+// last space if there is one in the second half, followed by " …"; rest is the remaining
+// text. When n <= 0 or s is short enough, stored is s and rest is empty.
+func cutText(s string, n int) (stored, rest string) {
+	if n <= 0 {
+		return s, ""
+	}
+	rs := []rune(s)
+	if len(rs) <= n {
+		return s, ""
+	}
+	cut := n
+	for i := n; i > n/2; i-- {
+		if rs[i] == ' ' {
+			cut = i
+			break
+		}
+	}
+	return strings.TrimRight(string(rs[:cut]), " ") + " …", strings.TrimLeft(string(rs[cut:]), " ")
 }

@@ -160,3 +160,51 @@ func TestCleanText(t *testing.T) {
 		}
 	}
 }
+
+func TestCutText(t *testing.T) {
+	tests := []struct {
+		in     string
+		n      int
+		stored string
+		rest   string
+	}{
+		{"short", 10, "short", ""},
+		{"short", 0, "short", ""},
+		{"one two three four", 9, "one two …", "three four"},                 // back to the space before "three"
+		{"abcdefghijkl", 6, "abcdef …", "ghijkl"},                            // no space in the second half: hard cut
+		{"héllo wörld again", 11, "héllo wörld …", "again"},                  // counted in code points
+		{"aaaa bbbbbbbbbbbbbbbbbbbb", 20, "aaaa bbbbbbbbbbbbbbb …", "bbbbb"}, // space only in the first half
+	}
+	for _, tt := range tests {
+		if stored, rest := cutText(tt.in, tt.n); stored != tt.stored || rest != tt.rest {
+			t.Errorf("cutText(%q, %d) = %q, %q; want %q, %q", tt.in, tt.n, stored, rest, tt.stored, tt.rest)
+		}
+	}
+}
+
+// TestStoredTextRunes: with a short stored text, a word past the stored part is still found
+// (it is indexed), its snippet is the stored beginning, and matches inside it are marked.
+func TestStoredTextRunes(t *testing.T) {
+	requireFTS5(t)
+	recs := []Record{{Kind: KindSection, Title: "Long", URL: "long/", Text: "watchdog " + strings.Repeat("filler ", 100) + "zebraword"}}
+	path := filepath.Join(t.TempDir(), "s.db")
+	if err := BuildWithOptions(context.Background(), path, recs, BuildOptions{StoredTextRunes: 40}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	res, err := db.Search(context.Background(), "zebraword", Options{})
+	if err != nil || len(res) != 1 {
+		t.Fatalf("Search(zebraword) = %v, %v; want the record", res, err)
+	}
+	if strings.Contains(res[0].Snippet, "zebraword") || !strings.HasPrefix(res[0].Snippet, "watchdog filler") {
+		t.Errorf("snippet = %q, want the stored beginning only", res[0].Snippet)
+	}
+	res, _ = db.Search(context.Background(), "watchdog zebraword", Options{})
+	if len(res) != 1 || !strings.Contains(res[0].Snippet, "<mark>watchdog</mark>") {
+		t.Errorf("snippet = %v, want watchdog marked", res)
+	}
+}

@@ -37,7 +37,7 @@ func (f Failure) String() string {
 }
 
 // ParseCases reads relevance cases, one per line: the query, a tab, then a fragment of the
-// expected URL. Blank lines and lines starting with # are skipped.
+// expected URL. Blank lines and lines whose first character is # are skipped.
 func ParseCases(r io.Reader) ([]Case, error) {
 	var out []Case
 	sc := bufio.NewScanner(r)
@@ -45,7 +45,7 @@ func ParseCases(r io.Reader) ([]Case, error) {
 	for sc.Scan() {
 		n++
 		line := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		q, want, ok := strings.Cut(line, "\t")

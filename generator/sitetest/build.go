@@ -65,6 +65,9 @@ func Build(ctx context.Context, root, work, baseURL string) (*Built, error) {
 	if err := vendorAssets(root, site); err != nil {
 		return nil, err
 	}
+	if err := buildWasm(ctx, site); err != nil {
+		return nil, err
+	}
 	t0 := time.Now()
 	if err := build.Run(ctx, build.Options{Root: root, SiteDir: site}); err != nil {
 		return nil, fmt.Errorf("generator: %w", err)
@@ -82,6 +85,37 @@ func Build(ctx context.Context, root, work, baseURL string) (*Built, error) {
 	}
 	b.HugoTime = time.Since(t1)
 	return b, nil
+}
+
+// buildWasm compiles the playground's wasm adapter into static/playground
+// with the wasm_exec.js of the same toolchain, as `make wasm` does.
+func buildWasm(ctx context.Context, site string) error {
+	repo, err := RepoRoot()
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(repo, "playground", "wasm")); err != nil {
+		return nil // no adapter in this tree
+	}
+	out := filepath.Join(site, "static", "playground")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(out, "distnav.wasm"), "./playground/wasm")
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build wasm: %w\n%s", err, b)
+	}
+	goroot, err := exec.CommandContext(ctx, "go", "env", "GOROOT").Output()
+	if err != nil {
+		return fmt.Errorf("go env GOROOT: %w", err)
+	}
+	js, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js"))
+	if err != nil {
+		return fmt.Errorf("wasm_exec.js: %w", err)
+	}
+	return os.WriteFile(filepath.Join(out, "wasm_exec.js"), js, 0o644)
 }
 
 // vendorAssets copies the npm-installed browser assets the site serves from

@@ -255,11 +255,12 @@ func rawLines(n ast.Node, src []byte) string {
 func (p *parser) card(doc ast.Node, c *Card) error {
 	var cur *Section
 	var curNodes []ast.Node
+	bodyStart := 0 // where the current section's body begins: the line after its heading
 	flush := func(end int) error {
 		if cur == nil {
 			return nil
 		}
-		if err := p.section(cur, curNodes, end); err != nil {
+		if err := p.section(cur, curNodes, bodyStart, end); err != nil {
 			return err
 		}
 		c.Sections = append(c.Sections, cur)
@@ -293,6 +294,10 @@ func (p *parser) card(doc ast.Node, c *Card) error {
 			seenSlugs[s] = p.line(nodeStart(h))
 			cur = &Section{Title: title, Slug: s, Line: p.line(nodeStart(h))}
 			curNodes = nil
+			bodyStart = len(p.src)
+			if nl := bytes.IndexByte(p.src[p.clamp(nodeStart(h)):], '\n'); nl >= 0 {
+				bodyStart = p.clamp(nodeStart(h)) + nl + 1
+			}
 		default:
 			if cur == nil {
 				if _, blank := n.(*ast.ThematicBreak); blank {
@@ -330,9 +335,12 @@ func (p *parser) checkSubsystemNumbers(c *Card) error {
 
 // section classifies a level-2 section by the shape of its children and
 // fills in its model.
-func (p *parser) section(s *Section, nodes []ast.Node, end int) error {
-	if len(nodes) > 0 {
-		start := p.lineStartOf(nodeStart(nodes[0]))
+func (p *parser) section(s *Section, nodes []ast.Node, start, end int) error {
+	if len(nodes) > 0 && start < end {
+		// Skip the blank lines after the heading.
+		for start < end && p.src[start] == '\n' {
+			start++
+		}
 		s.Source = strings.TrimRight(string(p.src[start:end]), "\n") + "\n"
 		s.SourceLine = p.line(start)
 	}

@@ -70,6 +70,10 @@ func TestParseRealCard(t *testing.T) {
 	if !strings.Contains(sectionByKind(c, KindProse, "RTX 4090 Specifics").Source, "2.76GB/s实测") {
 		t.Error("the RTX 4090 section source lost the card's words")
 	}
+	// A section opening with a fenced block keeps its fence line.
+	if src := sectionByKind(c, KindProse, "Weight Format Pipeline").Source; !strings.HasPrefix(src, "```text\nTraining:") {
+		t.Errorf("weight-format section source starts %q", src[:20])
+	}
 }
 
 func sectionByKind(c *Card, k SectionKind, title string) *Section {

@@ -59,9 +59,14 @@ const (
 	LinkNET LinkType = 10
 )
 
-// String returns NCCL's name for the link type.
+var linkTypeNames = [...]string{"LOC", "NVL", "", "C2C", "PCI", "", "", "", "", "SYS", "NET"}
+
+// String returns NCCL's name for the link type (topoLinkTypeStr, topo.cc:33).
 func (t LinkType) String() string {
-	return PathType(t).String()
+	if t >= 0 && int(t) < len(linkTypeNames) && linkTypeNames[t] != "" {
+		return linkTypeNames[t]
+	}
+	return fmt.Sprintf("LinkType(%d)", int(t))
 }
 
 // PathType classifies the best path between two nodes; larger is worse

@@ -40,3 +40,34 @@ function setupSlash() {
 
 setupThemeToggle();
 setupSlash();
+
+// The environment-variable table: the full table is in the HTML; this adds
+// filtering by text, component and debugging-only flag.
+function setupEnvFilter() {
+  const table = document.getElementById("env-table");
+  const box = document.querySelector(".env-filter");
+  if (!table || !box) return;
+  const q = document.getElementById("env-q");
+  const comp = document.getElementById("env-c");
+  const dbg = document.getElementById("env-d");
+  const count = document.getElementById("env-n");
+  const rows = Array.from(table.tBodies[0].rows);
+  const text = rows.map((r) => r.textContent.toLowerCase());
+  const apply = () => {
+    const words = q.value.toLowerCase().split(/\s+/).filter(Boolean);
+    const c = comp.value;
+    let shown = 0;
+    rows.forEach((r, i) => {
+      const ok = (!c || r.dataset.component === c) && (!dbg.checked || r.dataset.debug === "true") &&
+        words.every((w) => text[i].includes(w));
+      r.hidden = !ok;
+      if (ok) shown++;
+    });
+    count.textContent = `${shown} of ${rows.length} variables`;
+  };
+  box.hidden = false;
+  [q, comp, dbg].forEach((el) => el.addEventListener("input", apply));
+  apply();
+}
+
+setupEnvFilter();

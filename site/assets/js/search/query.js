@@ -309,22 +309,22 @@ export function snippetHTML(raw) {
 }
 
 // The SQL of sql.go, byte for byte.
-export const SEARCH_SQL = `WITH hits(id, tier, exact, score) AS (
-  SELECT rowid, 0, key = ?5, round(bm25(search, 10.0, 8.0, 3.0, 1.0), 6) FROM search
-   WHERE search MATCH ?1 AND (?3 = '' OR kind = ?3)
+export const SEARCH_SQL = `WITH hits(id, tier, score) AS (
+  SELECT rowid, 0, round(bm25(search, 10.0, 8.0, 3.0, 1.0, 1.0), 6) FROM search WHERE search MATCH ?1
   UNION ALL
-  SELECT rowid, 1, key = ?5, round(bm25(search, 10.0, 8.0, 3.0, 1.0), 6) FROM search
-   WHERE search MATCH ?2 AND (?3 = '' OR kind = ?3)
+  SELECT rowid, 1, round(bm25(search, 10.0, 8.0, 3.0, 1.0, 1.0), 6) FROM search WHERE ?1 <> ?2 AND search MATCH ?2
 ),
-best(id, tier, exact, score) AS (
-  SELECT id, min(tier), exact, score FROM hits GROUP BY id
+best(id, tier, score) AS (
+  SELECT id, min(tier), score FROM hits GROUP BY id
 ),
 top(id, tier, exact, score) AS (
-  SELECT id, tier, exact, score FROM best ORDER BY tier, exact DESC, score, id LIMIT ?4
+  SELECT best.id, best.tier, docs.key = ?5, best.score FROM best JOIN docs ON docs.id = best.id
+   WHERE ?3 = '' OR docs.kind = ?3
+   ORDER BY best.tier, docs.key = ?5 DESC, best.score, best.id LIMIT ?4
 )
-SELECT search.kind, search.title, search.breadcrumb, search.url,
+SELECT docs.kind, docs.title, docs.breadcrumb, docs.url,
        snippet(search, 3, char(1), char(2), '…', 16), top.score
-  FROM top JOIN search ON search.rowid = top.id
+  FROM search CROSS JOIN top ON top.id = search.rowid JOIN docs ON docs.id = top.id
  WHERE search MATCH ?2
  ORDER BY top.tier, top.exact DESC, top.score, top.id`;
 

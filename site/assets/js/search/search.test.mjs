@@ -29,7 +29,8 @@ test(`same results as Go for ${golden.length} searches`, () => {
   const db = openSearchDB(sqlite3, bytes);
   try {
     for (const g of golden) {
-      const got = db.search(g.query, { kind: g.kind, limit: g.limit });
+      // A generous timeout: this test is about results, and the machine may be busy.
+      const got = db.search(g.query, { kind: g.kind, limit: g.limit }, 60000);
       const want = g.results ?? [];
       const label = `${JSON.stringify(g.query)} kind=${g.kind} limit=${g.limit}`;
       assert.deepEqual(got.map((r) => r.url), want.map((r) => r.url), `URLs of ${label}`);

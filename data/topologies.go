@@ -1,0 +1,13 @@
+// Package data holds the project's hand-maintained fact files and exposes the
+// ones Go code needs at run time as embedded file systems.
+package data
+
+import "embed"
+
+// Topologies holds the preset systems of the NCCL model as NCCL-format
+// topology XML files (topologies/NAME.xml), each starting with a
+// "<!-- description: ... -->" comment. The presets registry
+// (playground/presets) lists and parses them.
+//
+//go:embed topologies/*.xml
+var Topologies embed.FS

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+func estimateCmd(ctx context.Context, args []string, out, errb *bytes.Buffer) error {
+	return runEstimateIO(ctx, args, strings.NewReader(""), out, errb)
+}
+
+func TestEstimateJSON(t *testing.T) {
+	p := testPreset(t)
+	for _, tc := range []struct {
+		coll   string
+		factor func(n float64) float64
+	}{
+		{"allreduce", func(n float64) float64 { return 2 * (n - 1) / n }},
+		{"all_gather", func(n float64) float64 { return (n - 1) / n }},
+		{"reducescatter", func(n float64) float64 { return (n - 1) / n }},
+		{"broadcast", func(float64) float64 { return 1 }},
+		{"reduce", func(float64) float64 { return 1 }},
+	} {
+		out, _, err := runCmd(t, estimateCmd, "--preset", p, "--coll", tc.coll, "--bytes", "256M", "--json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw map[string]any
+		if err := json.Unmarshal([]byte(out), &raw); err != nil {
+			t.Fatalf("bad JSON: %v", err)
+		}
+		for _, k := range []string{"coll", "bytes", "nranks", "algo", "proto", "nchannels", "time_us", "algbw_GBps", "busbw_GBps", "model", "calibrated"} {
+			if _, ok := raw[k]; !ok {
+				t.Errorf("%s: key %q missing", tc.coll, k)
+			}
+		}
+		if raw["calibrated"] != nil {
+			t.Errorf("calibrated block must stay null until the estimator exists: %v", raw["calibrated"])
+		}
+		var v estimateOutput
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatal(err)
+		}
+		n := float64(v.NRanks)
+		// algbw = bytes / time (µs → GB/s: bytes / µs / 1000).
+		if alg := float64(v.Bytes) / v.TimeUs / 1000; math.Abs(alg-v.AlgBw) > 1e-9*alg {
+			t.Errorf("%s: algbw %v, bytes/time %v", tc.coll, v.AlgBw, alg)
+		}
+		if want := v.AlgBw * tc.factor(n); math.Abs(want-v.BusBw) > 1e-9*want {
+			t.Errorf("%s: busbw %v, want %v", tc.coll, v.BusBw, want)
+		}
+		if v.Model.TimeUs != v.TimeUs || v.Model.Algo != v.Algo || v.Source != "model" {
+			t.Errorf("%s: top level %+v differs from model %+v", tc.coll, v.estimateBlock, v.Model.estimateBlock)
+		}
+		if v.Model.Costs[v.Algo+"/"+v.Proto] != v.TimeUs {
+			t.Errorf("%s: cost table %v lacks the chosen pair", tc.coll, v.Model.Costs)
+		}
+		if v.Bytes != 256<<20 {
+			t.Errorf("bytes %d", v.Bytes)
+		}
+		if (tc.coll == "all_gather" || tc.coll == "reducescatter") && v.BytesPerRank != v.Bytes/uint64(v.NRanks) {
+			t.Errorf("%s: bytes per rank %d", tc.coll, v.BytesPerRank)
+		}
+	}
+}
+
+func TestEstimateEnvAndText(t *testing.T) {
+	p := testPreset(t)
+	out, _, err := runCmd(t, estimateCmd, "--preset", p, "--coll", "allreduce", "--bytes", "1K", "--env", "NCCL_PROTO=Simple", "--env", "NCCL_ALGO=Ring", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v estimateOutput
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Algo != "Ring" || v.Proto != "Simple" {
+		t.Errorf("forced Ring/Simple, got %s/%s", v.Algo, v.Proto)
+	}
+	txt, _, err := runCmd(t, estimateCmd, "--preset", p, "--coll", "allreduce", "--bytes", "1G")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"AllReduce of 1073741824 bytes", "NCCL tuning model (v2.30.7-1):", "busbw", "calibrated estimate: not available yet"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("text lacks %q:\n%s", want, txt)
+		}
+	}
+}
+
+func TestEstimateErrors(t *testing.T) {
+	p := testPreset(t)
+	for _, args := range [][]string{
+		{"--preset", p, "--bytes", "1M"},
+		{"--preset", p, "--coll", "allreduce"},
+		{"--preset", p, "--coll", "sendrecv", "--bytes", "1M"},
+		{"--preset", p, "--coll", "allreduce", "--bytes", "lots"},
+		{"--preset", p, "--coll", "allreduce", "--bytes", "1M", "--dtype", "complex"},
+		{"--preset", p, "--coll", "allreduce", "--bytes", "1M", "--env", "NCCL_P2P_LEVL=PHB"},
+	} {
+		if _, _, err := runCmd(t, estimateCmd, args...); !isUsage(err) {
+			t.Errorf("%q: err %v, want a usage error", args, err)
+		}
+	}
+	// NCCL_ALGO leaving nothing for the collective: NCCL's ncclInvalidUsage.
+	if _, _, err := runCmd(t, estimateCmd, "--preset", p, "--coll", "allgather", "--bytes", "1M", "--env", "NCCL_ALGO=Tree"); err == nil {
+		t.Error("AllGather with NCCL_ALGO=Tree accepted")
+	}
+}

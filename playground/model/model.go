@@ -1,0 +1,138 @@
+// Package model runs NCCL's communicator-init pipeline end to end for a
+// simulated job: a host topology (topo) replicated over some nodes, path
+// computation and trimming (topo.Analyze), the ring/tree/NVLS graph search
+// (graph.SearchAll) and the tuning model (tune.NewModel), all under one NCCL
+// environment. The CLI (ncclsim) and the wasm playground call it; it holds
+// no state of its own.
+package model
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/distributed-nav/distributed-nav/playground/graph"
+	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
+	"github.com/distributed-nav/distributed-nav/playground/topo"
+	"github.com/distributed-nav/distributed-nav/playground/tune"
+)
+
+// Result is everything the pipeline computed for one job.
+type Result struct {
+	// System is the host topology replicated over the job's nodes.
+	System   *topo.System
+	Analysis *topo.Analysis
+	Search   *graph.Result
+	Tune     *tune.Model
+	// Notes collects what the stages want the user to know (values NCCL
+	// reads differently than written, model limitations).
+	Notes []string
+}
+
+// Build runs the pipeline for host (one node's topology) over nodes
+// identical nodes with environment env. The search honours ctx.
+func Build(ctx context.Context, host *topo.System, nodes int, env ncclenv.Env) (*Result, error) {
+	if host == nil {
+		return nil, fmt.Errorf("model: no topology")
+	}
+	if nodes < 1 {
+		return nil, fmt.Errorf("model: %d nodes, want at least 1", nodes)
+	}
+	sys, err := host.Replicate(nodes)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	a, err := topo.Analyze(sys, env)
+	if err != nil {
+		return nil, fmt.Errorf("model: analyse topology: %w", err)
+	}
+	sr, err := graph.SearchAll(ctx, a, env)
+	if err != nil {
+		return nil, fmt.Errorf("model: graph search: %w", err)
+	}
+	opts, err := tune.OptionsFromEnv(env)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	ts, tg := TuneInputs(sr, a.Local)
+	tm, err := tune.NewModel(ts, tg, opts)
+	if err != nil {
+		return nil, fmt.Errorf("model: tuning: %w", err)
+	}
+	res := &Result{System: sys, Analysis: a, Search: sr, Tune: tm, Notes: append([]string(nil), sr.Notes...)}
+	if sr.NChannels != tm.CommNChannels {
+		res.Notes = append(res.Notes, fmt.Sprintf("graph search derived %d channels, the tuning model %d; the tuning model's count is used", sr.NChannels, tm.CommNChannels))
+	}
+	return res, nil
+}
+
+// BuildXML parses a topology XML (as NCCL_TOPO_DUMP_FILE writes it) and runs
+// Build. Parser warnings are returned alongside the result.
+func BuildXML(ctx context.Context, r io.Reader, nodes int, env ncclenv.Env) (*Result, []topo.Warning, error) {
+	host, warns, err := topo.ParseXML(r)
+	if err != nil {
+		return nil, warns, fmt.Errorf("model: parse topology: %w", err)
+	}
+	res, err := Build(ctx, host, nodes, env)
+	return res, warns, err
+}
+
+// TuneInputs converts a graph search result into the tuning model's inputs:
+// the communicator scalars and the five searched graphs (CollNet graphs stay
+// zero, as NCCL leaves them without a CollNet plugin). local is the trimmed
+// host system the search ran on; it supplies the slowest NIC speed.
+func TuneInputs(sr *graph.Result, local *topo.System) (tune.System, tune.Graphs) {
+	sc := sr.Scalars()
+	s := tune.System{
+		NRanks:         sc.NRanks,
+		NNodes:         sc.NNodes,
+		MinCompCap:     sc.MinCompCap,
+		MaxCompCap:     sc.MaxCompCap,
+		CPUArch:        tune.CPUArch(sc.CPUArch),
+		CPUVendor:      tune.CPUVendor(sc.CPUVendor),
+		NVSCount:       sc.NVSCount,
+		NetDeviceType:  tune.NetDeviceHost,
+		NVLSSupport:    sc.NVLSSupport,
+		MaxTreePattern: tune.Pattern(sc.MaxTreePattern),
+	}
+	if sc.NNodes > 0 && sc.LocalRanks > 0 && sc.LocalRanks*sc.NNodes == sc.NRanks {
+		s.LocalRanks = make([]int, sc.NNodes)
+		for i := range s.LocalRanks {
+			s.LocalRanks[i] = sc.LocalRanks
+		}
+	}
+	if local != nil {
+		minBw := float32(math.MaxFloat32)
+		for _, n := range local.NETs() {
+			minBw = min(minBw, n.Net.Bw)
+		}
+		if minBw != math.MaxFloat32 {
+			s.MinNetBw = float64(minBw)
+		}
+	}
+	g := tune.Graphs{Ring: convert(sr.Ring), Tree: convert(sr.Tree)}
+	if sr.NVLS != nil {
+		g.NVLS = convert(sr.NVLS)
+	}
+	return s, g
+}
+
+// convert copies the fields the tuning model reads. Bandwidths are float32
+// in both NCCL and the graph package, so widening them loses nothing.
+func convert(g *graph.Graph) tune.Graph {
+	if g == nil {
+		return tune.Graph{}
+	}
+	return tune.Graph{
+		Pattern:      tune.Pattern(g.Pattern),
+		NChannels:    g.NChannels,
+		BwIntra:      float64(g.BwIntra),
+		BwInter:      float64(g.BwInter),
+		TypeIntra:    g.TypeIntra,
+		TypeInter:    g.TypeInter,
+		LatencyInter: float64(g.LatencyInter),
+		SameChannels: g.SameChannels != 0,
+		CrossNic:     g.CrossNic == 1,
+	}
+}

@@ -1,0 +1,281 @@
+package ncclenv
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/distributed-nav/distributed-nav/data"
+)
+
+// Reader says which library reads a variable.
+type Reader int
+
+// Readers of environment variables.
+const (
+	ReaderNCCL    Reader = iota // read by libnccl itself
+	ReaderPyTorch               // read by PyTorch (ProcessGroupNCCL, torchrun, ...), not by NCCL
+)
+
+// String names the reader.
+func (r Reader) String() string {
+	if r == ReaderPyTorch {
+		return "PyTorch"
+	}
+	return "NCCL"
+}
+
+// Var describes one known environment variable, as listed in data/env/*.csv.
+type Var struct {
+	Name        string
+	Default     string
+	Type        string // e.g. "int64", "string", "enum(path type)"; empty when the table has no type
+	Source      string // file:line at the pinned release
+	Description string
+	// DeprecatedAliasOf names the variable that replaces this one, if this
+	// name is deprecated.
+	DeprecatedAliasOf string
+	// Status is the table's status column when present: "active",
+	// "deprecated", "removed" (read by older releases only) or "unread"
+	// (declared but never read).
+	Status string
+	Reader Reader
+}
+
+// Deprecated reports whether the variable is a deprecated alias.
+func (v Var) Deprecated() bool { return v.DeprecatedAliasOf != "" }
+
+// builtinDeprecated lists the legacy NCCL names the release still reads,
+// used when the CSV lacks a deprecated_alias_of column:
+// NCCL_MIN_NRINGS/NCCL_MAX_NRINGS ("Legacy naming",
+// https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/connect.cc#L327-L332) and
+// NCCL_CHECK_POINTERS (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/init.cc#L59),
+// superseded by NCCL_CHECK_MODE.
+var builtinDeprecated = map[string]string{
+	"NCCL_MIN_NRINGS":     "NCCL_MIN_NCHANNELS",
+	"NCCL_MAX_NRINGS":     "NCCL_MAX_NCHANNELS",
+	"NCCL_CHECK_POINTERS": "NCCL_CHECK_MODE",
+}
+
+// Registry is an immutable set of known variable names.
+type Registry struct {
+	vars  map[string]Var
+	names []string // sorted
+}
+
+// Table files inside the data.Env file system.
+const (
+	ncclTable  = "env/nccl.csv"
+	torchTable = "env/torch.csv"
+)
+
+// LoadRegistry reads env/nccl.csv (required) and env/torch.csv (optional)
+// from fsys. Columns are found by header name; "name" is required, and
+// "default", "type", "file", "description" and "deprecated_alias_of" are
+// and "status" are used when present.
+func LoadRegistry(fsys fs.FS) (*Registry, error) {
+	r := &Registry{vars: map[string]Var{}}
+	if err := r.loadTable(fsys, ncclTable, ReaderNCCL); err != nil {
+		return nil, err
+	}
+	if err := r.loadTable(fsys, torchTable, ReaderPyTorch); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	for name, repl := range builtinDeprecated {
+		if v, ok := r.vars[name]; ok && v.Reader == ReaderNCCL && v.DeprecatedAliasOf == "" {
+			v.DeprecatedAliasOf = repl
+			r.vars[name] = v
+		}
+	}
+	for n := range r.vars {
+		r.names = append(r.names, n)
+	}
+	sort.Strings(r.names)
+	return r, nil
+}
+
+func (r *Registry) loadTable(fsys fs.FS, path string, reader Reader) error {
+	f, err := fsys.Open(path)
+	if err != nil {
+		return fmt.Errorf("env registry: %w", err)
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err != nil {
+		return fmt.Errorf("env registry: %s: header: %w", path, err)
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[strings.ToLower(strings.TrimSpace(h))] = i
+	}
+	if _, ok := col["name"]; !ok {
+		return fmt.Errorf("env registry: %s: no \"name\" column in header %q", path, header)
+	}
+	get := func(rec []string, key string) string {
+		if i, ok := col[key]; ok && i < len(rec) {
+			return strings.TrimSpace(rec[i])
+		}
+		return ""
+	}
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("env registry: %s: %w", path, err)
+		}
+		name := get(rec, "name")
+		if name == "" {
+			continue
+		}
+		if old, dup := r.vars[name]; dup && old.Reader == ReaderNCCL {
+			// The NCCL table wins for names both libraries mention.
+			continue
+		}
+		r.vars[name] = Var{
+			Name:              name,
+			Default:           get(rec, "default"),
+			Type:              get(rec, "type"),
+			Source:            get(rec, "file"),
+			Description:       get(rec, "description"),
+			DeprecatedAliasOf: get(rec, "deprecated_alias_of"),
+			Status:            strings.ToLower(get(rec, "status")),
+			Reader:            reader,
+		}
+	}
+	return nil
+}
+
+// defaultRegistry is computed once from the embedded tables and never
+// modified afterwards.
+var defaultRegistry = sync.OnceValues(func() (*Registry, error) {
+	return LoadRegistry(data.Env)
+})
+
+// DefaultRegistry returns the registry built from the tables embedded in the
+// data package.
+func DefaultRegistry() (*Registry, error) { return defaultRegistry() }
+
+// Lookup returns the variable called exactly name.
+func (r *Registry) Lookup(name string) (Var, bool) {
+	v, ok := r.vars[name]
+	return v, ok
+}
+
+// Names returns the known names read by reader, sorted.
+func (r *Registry) Names(reader Reader) []string {
+	var out []string
+	for _, n := range r.names {
+		if r.vars[n].Reader == reader {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Len returns the number of known names.
+func (r *Registry) Len() int { return len(r.names) }
+
+// Nearest returns up to max known names closest to name: an exact match
+// ignoring case first, then names equal after adding or removing an NCCL_ /
+// TORCH_ prefix, then by edit distance (small distances only), ties broken
+// alphabetically.
+func (r *Registry) Nearest(name string, max int) []string {
+	if max <= 0 {
+		return nil
+	}
+	u := strings.ToUpper(strings.TrimSpace(name))
+	us := stripPrefix(u)
+	type cand struct {
+		name string
+		d    int
+	}
+	var cands []cand
+	limit := len(us) / 3
+	if limit < 2 {
+		limit = 2
+	}
+	for _, k := range r.names {
+		var d int
+		switch ks := stripPrefix(k); {
+		case k == u:
+			d = 0
+		case ks == us:
+			d = 1
+		case us == k || u == ks:
+			d = 1
+		default:
+			// A spelling difference, possibly combined with a missing or
+			// extra prefix (which costs one more).
+			d = min(editDistance(u, k), editDistance(us, ks)+1, editDistance(us, k)+1, editDistance(u, ks)+1)
+			if d > limit {
+				continue
+			}
+			d++ // rank every real spelling difference after the prefix/case matches
+		}
+		cands = append(cands, cand{k, d})
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].d != cands[j].d {
+			return cands[i].d < cands[j].d
+		}
+		return cands[i].name < cands[j].name
+	})
+	out := make([]string, 0, max)
+	for _, c := range cands {
+		if len(out) == max {
+			break
+		}
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// stripPrefix removes the library prefixes users tend to add or forget.
+func stripPrefix(s string) string {
+	for _, p := range []string{"TORCH_NCCL_", "NCCL_", "TORCH_"} {
+		if strings.HasPrefix(s, p) {
+			return s[len(p):]
+		}
+	}
+	return s
+}
+
+// editDistance is the optimal-string-alignment distance (Levenshtein plus
+// adjacent transpositions) between a and b.
+func editDistance(a, b string) int {
+	if a == b {
+		return 0
+	}
+	la, lb := len(a), len(b)
+	prev2 := make([]int, lb+1)
+	prev := make([]int, lb+1)
+	cur := make([]int, lb+1)
+	for j := 0; j <= lb; j++ {
+		prev[j] = j
+	}
+	for i := 1; i <= la; i++ {
+		cur[0] = i
+		for j := 1; j <= lb; j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				v = min(v, prev2[j-2]+1)
+			}
+			cur[j] = v
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[lb]
+}

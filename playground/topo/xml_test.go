@@ -1,0 +1,174 @@
+package topo_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
+	"github.com/distributed-nav/distributed-nav/playground/topo"
+)
+
+// minimal is a one-GPU system used as a base for error cases.
+const minimal = `<system version="1">
+  <cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="85">
+    <pci busid="0000:17:00.0" class="0x030200" link_speed="16.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="80" rank="0" gdr="1"/>
+    </pci>
+  </cpu>
+</system>`
+
+func TestParseXMLErrors(t *testing.T) {
+	tests := []struct {
+		name, xml, want string
+	}{
+		{"empty", "", "empty"},
+		{"not closed", "<system version=\"1\">\n<cpu numaid=\"0\" arch=\"x86_64\">\n", "line 3: unexpected EOF"},
+		{"mismatched", "<system version=\"1\">\n<cpu>\n</pci>\n</system>", "line 3:"},
+		{"bad attribute syntax", "<system version=1>\n</system>", "line 1:"},
+		{"no system", "<foo/>", "no <system> element"},
+		{"wrong version", `<system version="2"></system>`, "line 1: topology XML has version 2"},
+		{"missing version", `<system></system>`, "line 1: attribute version of <system> not found"},
+		{"missing arch", "<system version=\"1\">\n  <cpu numaid=\"0\"/>\n</system>", "line 2: attribute arch of <cpu> not found"},
+		{"missing vendor on x86", "<system version=\"1\">\n<cpu numaid=\"0\" arch=\"x86_64\"/>\n</system>", "line 2: attribute vendor of <cpu> not found"},
+		{"missing intel model", "<system version=\"1\">\n<cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\"/>\n</system>", "attribute modelid of <cpu> not found"},
+		{"missing pci class", strings.Replace(minimal, `class="0x030200" `, "", 1), "line 3: attribute class of <pci> not found"},
+		{"missing link width", strings.Replace(minimal, ` link_width="16"`, "", 1), "line 3: attribute link_width of <pci> not found"},
+		{"missing gpu sm", strings.Replace(minimal, `sm="80" `, "", 1), "line 4: attribute sm of <gpu> not found"},
+		{"missing gpu gdr", strings.Replace(minimal, ` gdr="1"`, "", 1), "line 4: attribute gdr of <gpu> not found"},
+		{"mlopart bits", strings.Replace(minimal, "0000:17:00.0", "0000:17:00.1", 1), "MLOPart mask"},
+		{"duplicate rank", strings.Replace(minimal, "</pci>\n", "</pci>\n<pci busid=\"0000:18:00.0\" class=\"0x030200\" link_speed=\"x\" link_width=\"16\"><gpu dev=\"1\" sm=\"80\" rank=\"0\" gdr=\"1\"/></pci>\n", 1), "duplicate GPU rank 0"},
+		{"long value", `<system version="1" x="` + strings.Repeat("a", 256) + `"></system>`, "longer than 255"},
+		{"two roots", "<system version=\"1\"></system>\n<system version=\"1\"></system>", "line 2: more than one top-level element"},
+		{"too deep", strings.Repeat("<a>", topo.MaxDepth+1) + strings.Repeat("</a>", topo.MaxDepth+1), "nested deeper"},
+		{"one-sided nvlink target missing", strings.Replace(minimal, `gdr="1"/>`, `gdr="1"><nvlink count="2" tclass="0x030200"/></gpu>`, 1), "attribute target of <nvlink> not found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := topo.ParseXML(strings.NewReader(tt.xml))
+			if err == nil {
+				t.Fatalf("ParseXML succeeded, want error containing %q", tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %q does not contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseXMLSizeLimit(t *testing.T) {
+	big := strings.NewReader(strings.Repeat(" ", topo.MaxInputBytes+1))
+	if _, _, err := topo.ParseXML(big); err == nil || !strings.Contains(err.Error(), "exceeds") {
+		t.Fatalf("want size error, got %v", err)
+	}
+	many := "<system version=\"1\">" + strings.Repeat("<x/>", topo.MaxElements) + "</system>"
+	if _, _, err := topo.ParseXML(strings.NewReader(many)); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Fatalf("want element-count error, got %v", err)
+	}
+}
+
+func TestParseXMLWarningsKeepUnknown(t *testing.T) {
+	in := `<!-- description: test system -->
+<system version="1">
+  <cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="85" colour="blue">
+    <pci busid="0000:17:00.0" class="0x030200" link_speed="16.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="80" rank="0" gdr="1"/>
+    </pci>
+    <fan rpm="3000"/>
+  </cpu>
+</system>`
+	sys, warns, err := topo.ParseXML(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sys.Description != "test system" {
+		t.Errorf("description %q", sys.Description)
+	}
+	want := map[string]bool{"line 3: unknown attribute colour": false, "line 7: unknown element <fan>": false}
+	for _, w := range warns {
+		for k := range want {
+			if strings.HasPrefix(w.String(), k) {
+				want[k] = true
+			}
+		}
+	}
+	for k, ok := range want {
+		if !ok {
+			t.Errorf("missing warning %q in %v", k, warns)
+		}
+	}
+	if len(sys.Unknown) != 2 || sys.Unknown[0].Attr != "colour" || sys.Unknown[1].Element != "fan" || sys.Unknown[1].Line != 7 {
+		t.Errorf("unknown items not kept: %+v", sys.Unknown)
+	}
+}
+
+func TestParseXMLLenientIntegers(t *testing.T) {
+	// NCCL reads integers with strtol: "16x" is 16 (with a warning here).
+	in := strings.Replace(minimal, `link_width="16"`, `link_width="16x"`, 1)
+	sys, warns, err := topo.ParseXML(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) == 0 || !strings.Contains(warns[0].String(), "strtol reads it as 16") {
+		t.Errorf("warnings %v", warns)
+	}
+	// Gen4 x16: 16 lanes * 120 (x100 Mb/s per lane) / 80 = 24 GB/s.
+	if bw := sys.Links[sys.Nodes[topo.DEV][0].Links[len(sys.Nodes[topo.DEV][0].Links)-1]].Bw; bw != 24 {
+		t.Errorf("PCI link bw %v, want 24", bw)
+	}
+}
+
+func TestP2PAttribute(t *testing.T) {
+	in := strings.Replace(minimal, `<system version="1">`, `<system version="1" xmlns:dn="urn:distributed-nav:ncclsim" dn:p2p="nvlink">`, 1)
+	sys, warns, err := topo.ParseXML(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sys.P2P != topo.P2PNVLink || len(warns) != 0 {
+		t.Fatalf("P2P %v warnings %v", sys.P2P, warns)
+	}
+	bad := strings.Replace(in, `dn:p2p="nvlink"`, `dn:p2p="sometimes"`, 1)
+	if _, _, err := topo.ParseXML(strings.NewReader(bad)); err == nil {
+		t.Fatal("bad p2p value accepted")
+	}
+}
+
+// TestRealTopologyFile parses the published Azure NDv4 topology file (see the
+// comment at its top for its URL).
+func TestRealTopologyFile(t *testing.T) {
+	f, err := os.Open("testdata/azure-ndv4-topo.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sys, warns, err := topo.ParseXML(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 0 {
+		t.Errorf("warnings: %v", warns)
+	}
+	// Four NUMA domains, one bridge each. GPU and NIC <pci> entries carry no
+	// <gpu>/<nic> child, so NCCL creates no node for them (topo.cc:660-695).
+	if sys.Count(topo.CPU) != 4 || sys.Count(topo.PCI) != 4 || sys.Count(topo.GPU) != 0 || sys.Count(topo.NIC) != 0 {
+		t.Fatalf("unexpected graph: %v", sys)
+	}
+	for _, li := range sys.Nodes[topo.CPU][0].Links {
+		l := sys.Links[li]
+		switch l.Type {
+		case topo.LinkSYS:
+			// AMD x86 inter-socket bandwidth AMD_BW = 16 (topo.h:26, topo.cc:76-78).
+			if l.Bw != 16 {
+				t.Errorf("SYS link bw %v, want 16", l.Bw)
+			}
+		case topo.LinkPCI:
+			// "16 GT/s" (kernel <= 5.6 spelling) is 120 per lane: 16*120/80 = 24.
+			if l.Bw != 24 {
+				t.Errorf("PCI link bw %v, want 24", l.Bw)
+			}
+		}
+	}
+	if _, err := topo.Analyze(sys, ncclenv.New(nil)); err == nil {
+		t.Error("Analyze of a GPU-less system should fail")
+	}
+}

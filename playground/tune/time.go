@@ -1,0 +1,50 @@
+package tune
+
+// AlgoTime is ncclTopoGetAlgoTime
+// (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/tuning.cc#L630-L655):
+// the predicted time in µs of one collective of nBytes (NCCL's nBytes: the
+// whole buffer for AllReduce/Broadcast/Reduce, nRanks × the per-rank count
+// for AllGather and ReduceScatter) with algorithm a and protocol p, or -1
+// when the cell is unusable (zero bandwidth). numPipeOps > 1 models several
+// operations aggregated into one launch; values below 1 count as 1.
+//
+//	time = lat × latCount + nBytes / (1000 × bw)
+//
+// where tree AllReduce (and NVLSTree AllReduce on Blackwell with x86 CPUs)
+// scale bw by the size-dependent correction factor, a multi-node ring Simple
+// AllReduce multiplies lat by 1.4 (1.9 before Ampere) once each rank's share
+// of a channel reaches 64 bytes, and latCount is numPipeOps for Ring and
+// ceil(numPipeOps / 8) otherwise.
+func (m *Model) AlgoTime(f Func, a Algorithm, p Protocol, nBytes uint64, numPipeOps int) float32 {
+	if !f.Valid() || !a.Valid() || !p.Valid() {
+		return -1
+	}
+	bw := m.Bandwidths[f][a][p]
+	lat := m.Latencies[f][a][p]
+	if bw == 0 {
+		return -1
+	}
+	if numPipeOps < 1 {
+		numPipeOps = 1
+	}
+	logSize := log2i(nBytes >> 6)
+	if a == Tree && f == AllReduce && logSize >= 0 && logSize < 23 {
+		bw = float32(bw * treeCorrectionFactor[p][logSize])
+	}
+	if a == NVLSTree && f == AllReduce && logSize >= 0 && logSize < 24 && m.Sys.MinCompCap >= 100 && m.Sys.CPUArch == ArchX86 {
+		bw = float32(bw * treeCorrectionFactor[p][logSize])
+	}
+	if a == Ring && p == Simple && m.Sys.NNodes > 1 && f == AllReduce &&
+		nBytes/uint64(m.CommNChannels*m.Sys.NRanks) >= 64 {
+		k := 1.4
+		if m.Sys.MinCompCap < 80 {
+			k = 1.9
+		}
+		lat = f32(float64(lat) * k)
+	}
+	latCount := numPipeOps
+	if a != Ring {
+		latCount = (numPipeOps + MaxDevWorkBatchColls - 1) / MaxDevWorkBatchColls
+	}
+	return float32(float32(lat*float32(latCount)) + float32(float32(nBytes)/float32(1000*bw)))
+}
