@@ -9,6 +9,7 @@ GO      ?= go
 export GOFLAGS := -tags=sqlite_fts5 -buildvcs=false
 HUGO    := $(GO) tool hugo
 BASEURL ?= http://127.0.0.1:1313/
+PAPER   ?= a4
 PUBLIC  := public
 SQLITE_WASM := node_modules/@sqlite.org/sqlite-wasm/dist
 
@@ -20,9 +21,10 @@ help: ## list the targets
 serve: gen wasm ## build everything and serve http://127.0.0.1:1313/ with live reload
 	$(GO) run ./generator/cmd/distnav serve
 
-site: gen wasm ## build public/ for GitHub Pages (BASEURL=https://host/sub/)
+site: gen wasm sysdeps ## build public/ for GitHub Pages, handbook.pdf included (BASEURL=https://host/sub/)
 	rm -rf $(PUBLIC)
 	$(HUGO) build -s site --minify --gc --panicOnWarning --printPathWarnings --baseURL "$(BASEURL)" -d ../$(PUBLIC)
+	$(GO) run ./generator/cmd/distnav pdf --public $(PUBLIC) --base "$(BASEURL)" --paper $(PAPER)
 	@echo "public/ built for $(BASEURL)"
 
 test: npm sysdeps ## vet, every Go test (browser tests included), generator check, Hugo build, link crawl
@@ -36,8 +38,7 @@ test: npm sysdeps ## vet, every Go test (browser tests included), generator chec
 bench: ## run the benchmarks
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-pdf: site ## write public/handbook.pdf
-	@echo "pdf: not built yet"
+pdf: site ## write public/handbook.pdf (PAPER=a4|letter)
 
 clean: ## remove everything generated
 	rm -rf $(PUBLIC) site/content site/data site/static/gen site/assets/gen site/static/vendor site/static/playground site/static/search.db site/resources site/.hugo_build.lock

@@ -202,6 +202,7 @@ func (b *builder) assemble() (*sitetree.Tree, Problems) {
 		return nil, append(ps, Problem{File: "site", Line: 1, Msg: err.Error()})
 	}
 	t.Assets = map[string][]byte{"chroma.css": css}
+	t.Data = map[string]any{"handbook": b.handbook(t.Nav)}
 	return t, ps
 }
 

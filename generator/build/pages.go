@@ -186,10 +186,34 @@ func (b *builder) explainingSection(step string) (*notes.Note, notes.Section, bo
 	if term == "" {
 		return nil, notes.Section{}, false
 	}
+	// The deep dives the card references explain its chains; other notes
+	// (hardware, troubleshooting) only when those say nothing.
+	referenced := map[string]bool{}
+	for _, c := range b.cards {
+		for _, s := range c.Subsystems() {
+			for _, r := range s.Notes {
+				referenced[r.Name] = true
+			}
+		}
+	}
+	for _, pass := range []bool{true, false} {
+		if n, sec, ok := b.bestSection(term, func(n *notes.Note) bool { return referenced[n.Name] == pass }); ok {
+			return n, sec, true
+		}
+	}
+	return nil, notes.Section{}, false
+}
+
+// bestSection returns the section, among notes accepted by keep, whose own
+// text mentions term most often.
+func (b *builder) bestSection(term string, keep func(*notes.Note) bool) (*notes.Note, notes.Section, bool) {
 	var bestN *notes.Note
 	var best notes.Section
 	bestCount := 0
 	for _, n := range b.notes {
+		if !keep(n) {
+			continue
+		}
 		for i, sec := range n.Sections {
 			if strings.HasPrefix(sec.Title, "Checking") || sec.ID == "call-path" {
 				continue

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/distributed-nav/distributed-nav/generator/build"
+	"github.com/distributed-nav/distributed-nav/generator/handbook"
 )
 
 // RepoRoot walks up from the working directory to the directory holding
@@ -40,10 +41,12 @@ func RepoRoot() (string, error) {
 type Built struct {
 	// Public is the Hugo output directory.
 	Public string
+	// Site is the Hugo project directory the generator wrote into.
+	Site string
 	// BaseURL is the base URL it was built for.
 	BaseURL string
-	// GenTime and HugoTime measure the two stages.
-	GenTime, HugoTime time.Duration
+	// GenTime, HugoTime and PDFTime measure the three stages.
+	GenTime, HugoTime, PDFTime time.Duration
 }
 
 // Build copies the hand-written part of site/ into work, runs the generator
@@ -72,7 +75,7 @@ func Build(ctx context.Context, root, work, baseURL string) (*Built, error) {
 	if err := build.Run(ctx, build.Options{Root: root, SiteDir: site}); err != nil {
 		return nil, fmt.Errorf("generator: %w", err)
 	}
-	b := &Built{Public: filepath.Join(work, "public"), BaseURL: baseURL, GenTime: time.Since(t0)}
+	b := &Built{Public: filepath.Join(work, "public"), Site: site, BaseURL: baseURL, GenTime: time.Since(t0)}
 	t1 := time.Now()
 	cmd := exec.CommandContext(ctx, "go", "tool", "hugo", "build", "-s", site, "--panicOnWarning",
 		"--printPathWarnings", "--minify", "--baseURL", baseURL, "-d", b.Public, "--quiet")
@@ -84,6 +87,11 @@ func Build(ctx context.Context, root, work, baseURL string) (*Built, error) {
 		return nil, fmt.Errorf("hugo build: %w\n%s", err, out)
 	}
 	b.HugoTime = time.Since(t1)
+	t2 := time.Now()
+	if _, err := handbook.Print(ctx, handbook.Options{Public: b.Public, BaseURL: baseURL, Paper: "a4", Out: filepath.Join(b.Public, "handbook.pdf")}); err != nil {
+		return nil, fmt.Errorf("handbook PDF: %w", err)
+	}
+	b.PDFTime = time.Since(t2)
 	return b, nil
 }
 

@@ -4,6 +4,7 @@
 //	distnav build [--root DIR] [--site DIR]   content/ + data/ -> site/ tree and search.db
 //	distnav check [--root DIR]                validate sources: links, permalinks, env vars, notes
 //	distnav serve [--port N]                  build and serve with live reload
+//	distnav pdf [--paper a4|letter]           print public/handbook.html to public/handbook.pdf
 //	distnav search [--kind K] [--limit N] [--json] QUERY
 //	distnav env NAME
 package main
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/distributed-nav/distributed-nav/generator/build"
+	"github.com/distributed-nav/distributed-nav/generator/handbook"
 )
 
 type command struct {
@@ -30,6 +32,7 @@ func commands() []command {
 	return []command{
 		{"build", "build [--root DIR] [--site DIR]: write the Hugo tree and search.db", runBuild},
 		{"check", "check [--root DIR]: validate the sources without writing anything", runCheck},
+		{"pdf", "pdf [--public DIR] [--base URL] [--paper a4|letter] [--out FILE]: print the handbook to PDF with Chromium", runPDF},
 		{"serve", "serve [--root DIR] [--bind ADDR] [--port N]: build, serve with live reload, rebuild on changes", runServe},
 	}
 }
@@ -124,5 +127,27 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%w\ndistnav check: %d problems", ps, len(ps))
 	}
 	fmt.Fprintln(stdout, "distnav check: no problems")
+	return nil
+}
+
+func runPDF(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("pdf", stderr)
+	public := fs.String("public", "public", "built site directory holding handbook.html")
+	base := fs.String("base", "http://127.0.0.1:1313/", "base URL the site was built for")
+	paper := fs.String("paper", "a4", "paper size: a4 or letter")
+	out := fs.String("out", "", "PDF to write (default PUBLIC/handbook.pdf)")
+	chromium := fs.String("chromium", "/usr/bin/chromium", "Chromium binary")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		*out = filepath.Join(*public, "handbook.pdf")
+	}
+	start := time.Now()
+	n, err := handbook.Print(ctx, handbook.Options{Public: *public, BaseURL: *base, Paper: *paper, Chromium: *chromium, Out: *out})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "distnav: %s written (%d bytes, %s) in %v\n", *out, n, *paper, time.Since(start).Round(time.Millisecond))
 	return nil
 }

@@ -18,6 +18,8 @@ const KIND_LABEL = {
 };
 
 const DEBOUNCE_MS = 60;
+// One typed character would match a large part of the index as a prefix; wait for two.
+const MIN_CHARS = 2;
 
 function baseURL() {
   return new URL(document.documentElement.dataset.base || './', document.baseURI);
@@ -196,7 +198,7 @@ export function enhance(form) {
 
   const send = () => {
     const q = input.value;
-    if (q.trim() === '') {
+    if (q.trim().length < MIN_CHARS) {
       seq++;
       render('', []);
       return;

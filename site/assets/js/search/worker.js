@@ -6,7 +6,10 @@
 //   {type: 'init', base}                       base: the site's base URL, ending in '/'
 //   {type: 'search', id, q, kind?, limit?}     id: any number, echoed back
 // Messages out:
-//   {type: 'ready', ms, bytes}                 engine and search.db loaded (ms since init)
+//   {type: 'ready', ms, bytes, times}          engine and search.db loaded: ms since init,
+//                                              db size, and times (ms) at which the engine
+//                                              JS, the db, the wasm, the open and a warm-up
+//                                              search finished
 //   {type: 'results', id, q, results, ms}      results: [{kind, title, breadcrumb, url,
 //                                              snippet, score}], url relative to base,
 //                                              snippet HTML with <mark>
@@ -21,23 +24,46 @@ let ready = null;
 async function start(base) {
   const t0 = performance.now();
   const root = new URL(base, self.location.href);
-  const engineURL = new URL('vendor/sqlite-wasm/index.mjs', root).href;
+  const engineDir = new URL('vendor/sqlite-wasm/', root);
   const dbURL = new URL('search.db', root).href;
+  const times = {};
+  const since = (name) => (times[name] = Math.round(performance.now() - t0));
+  // Fetch the wasm at the same time as the engine's JavaScript and the database, rather than
+  // after the JavaScript has loaded, and compile it while it streams in.
+  const wasm = fetch(new URL('sqlite3.wasm', engineDir).href).then((r) => {
+    if (!r.ok) {
+      throw new Error(`cannot load sqlite3.wasm (HTTP ${r.status})`);
+    }
+    return r;
+  });
   const [mod, bytes] = await Promise.all([
-    import(engineURL),
+    import(new URL('index.mjs', engineDir).href).then((m) => (since('engine'), m)),
     fetch(dbURL).then((r) => {
       if (!r.ok) {
         throw new Error(`cannot load search.db (HTTP ${r.status})`);
       }
       return r.arrayBuffer();
-    }),
+    }).then((b) => (since('db'), b)),
   ]);
   const sqlite3 = await mod.default({
     print: () => {},
     printErr: () => {},
+    instantiateWasm(imports, done) {
+      wasm
+        .then((r) => WebAssembly.instantiateStreaming(r, imports))
+        .then((res) => done(res.instance, res.module))
+        .catch((err) => self.postMessage({ type: 'error', message: String(err?.message ?? err) }));
+      return {};
+    },
   });
+  since('wasm');
   const db = openSearchDB(sqlite3, new Uint8Array(bytes));
-  self.postMessage({ type: 'ready', ms: performance.now() - t0, bytes: bytes.byteLength });
+  since('open');
+  // One throw-away search compiles the engine's hot paths (the browser compiles wasm
+  // functions on first call) while the user is still typing.
+  db.search('warm up');
+  since('warm');
+  self.postMessage({ type: 'ready', ms: performance.now() - t0, bytes: bytes.byteLength, times });
   return db;
 }
 
