@@ -94,6 +94,9 @@ func (r *Result) Steps() int64 {
 // CollNet graphs are not searched: they need a CollNet network plugin and are
 // disabled by default (config.collnetEnable = 0).
 func SearchAll(ctx context.Context, a *topo.Analysis, env ncclenv.Env) (*Result, error) {
+	if a == nil || a.Local == nil {
+		return nil, fmt.Errorf("search: no analysed system")
+	}
 	res := &Result{analysis: a}
 	param := func(name string, def int64) int64 {
 		v, note := env.Param(name, def)
@@ -103,13 +106,17 @@ func SearchAll(ctx context.Context, a *topo.Analysis, env ncclenv.Env) (*Result,
 		return v
 	}
 	res.Notes = append(res.Notes, a.LocalPaths.Config().Notes...)
+	if a.Inter && len(a.Local.Nodes[topo.NET]) == 0 {
+		res.Notes = append(res.Notes, "the search is inter-node but the topology has no NET device: NCCL needs a network to reach the other ranks, so every graph falls back to one channel without NICs")
+	}
 	crossNic := param("NCCL_CROSS_NIC", 2)
+	pr := newPrep(a)
 
-	ring, err := search(ctx, a, crossNic, Params{ID: 0, Pattern: Ring, MinChannels: 1, MaxChannels: MaxChannels / 2})
+	ring, err := search(ctx, pr, crossNic, Params{ID: 0, Pattern: Ring, MinChannels: 1, MaxChannels: MaxChannels / 2})
 	if err != nil {
 		return nil, fmt.Errorf("ring: %w", err)
 	}
-	tree, err := search(ctx, a, crossNic, Params{ID: 1, Pattern: BalancedTree, MinChannels: ring.NChannels, MaxChannels: ring.NChannels})
+	tree, err := search(ctx, pr, crossNic, Params{ID: 1, Pattern: BalancedTree, MinChannels: ring.NChannels, MaxChannels: ring.NChannels})
 	if err != nil {
 		return nil, fmt.Errorf("tree: %w", err)
 	}
@@ -123,7 +130,7 @@ func SearchAll(ctx context.Context, a *topo.Analysis, env ncclenv.Env) (*Result,
 	multicast := len(a.Local.Nodes[topo.NVS]) > 0 && minCC >= 90
 	res.NVLSSupport = nvlsEnable != 0 && len(a.Local.Nodes[topo.GPU]) >= 2 && (nvlsEnable == 1 || multicast)
 	if res.NVLSSupport {
-		nvls, err := search(ctx, a, crossNic, Params{ID: 3, Pattern: NVLS, MinChannels: 1, MaxChannels: MaxChannels})
+		nvls, err := search(ctx, pr, crossNic, Params{ID: 3, Pattern: NVLS, MinChannels: 1, MaxChannels: MaxChannels})
 		if err != nil {
 			return nil, fmt.Errorf("nvls: %w", err)
 		}

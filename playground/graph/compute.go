@@ -44,17 +44,17 @@ func SpeedArray(ccMin int, inter bool) []float32 {
 // error is returned. NCCL_CROSS_NIC is read from env.
 func Search(ctx context.Context, a *topo.Analysis, env ncclenv.Env, p Params) (*Graph, error) {
 	crossNic, _ := env.Param("NCCL_CROSS_NIC", 2)
-	return search(ctx, a, crossNic, p)
-}
-
-func search(ctx context.Context, a *topo.Analysis, crossNicParam int64, p Params) (*Graph, error) {
 	if a == nil || a.Local == nil {
 		return nil, fmt.Errorf("search: no analysed system")
 	}
+	return search(ctx, newPrep(a), crossNic, p)
+}
+
+func search(ctx context.Context, pr *prep, crossNicParam int64, p Params) (*Graph, error) {
 	if p.MaxChannels < 1 || p.MaxChannels > MaxChannels || p.MinChannels < 0 || p.MinChannels > p.MaxChannels {
 		return nil, fmt.Errorf("search: channel bounds %d..%d outside 0..%d", p.MinChannels, p.MaxChannels, MaxChannels)
 	}
-	s := newSearcher(ctx, a, crossNicParam)
+	s := newSearcher(ctx, pr, crossNicParam)
 	g := newState(s.ngpus)
 	g.id, g.pattern, g.collNet, g.minChannels, g.maxChannels = p.ID, p.Pattern, p.CollNet, p.MinChannels, p.MaxChannels
 	if err := s.compute(g); err != nil {
@@ -134,6 +134,9 @@ func (s *searcher) compute(graph *state) error {
 	globalTimeout := int64(searchGlobalTimeout)
 
 	for {
+		if err := s.ctx.Err(); err != nil {
+			return fmt.Errorf("graph search (pattern %s): %w", graph.pattern, err)
+		}
 		time := searchTimeout
 		if tmp.sameChannels != 0 {
 			time = searchTimeoutSameChannels

@@ -11,18 +11,7 @@ func (s *searcher) prefNetsChannelFirst(gpu int, nets []int) []int {
 		if gpu != -1 && gpu != g {
 			continue
 		}
-		var local []int
-		for c := 0; c < MaxChannels; c++ {
-			n := s.p.LocalNet(g, c)
-			if n < 0 {
-				break
-			}
-			if len(local) > 0 && n == local[0] {
-				break
-			}
-			local = append(local, n)
-		}
-		for _, n := range local {
+		for _, n := range s.localNets[g] {
 			nets = appendUnique(nets, n)
 		}
 	}
@@ -44,6 +33,18 @@ func appendUnique(list []int, v int) []int {
 // caps the count, every other NIC whose path type is at most typeInter.
 // Multi-node NVLink (MNNVL) hosts, which order GPU-first, are not modelled.
 func (s *searcher) selectNets(typeInter topo.PathType, gpu int) []int {
+	key := [2]int{int(typeInter), gpu}
+	if nets, ok := s.netCache[key]; ok {
+		return nets
+	}
+	nets := s.computeSelectNets(typeInter, gpu)
+	s.netCache[key] = nets
+	return nets
+}
+
+// computeSelectNets is selectNets without the cache; its result depends only
+// on the static paths, so it is computed once per (typeInter, gpu).
+func (s *searcher) computeSelectNets(typeInter topo.PathType, gpu int) []int {
 	nets := s.prefNetsChannelFirst(gpu, nil)
 	cfg := s.p.Config()
 	maxDev := topo.MaxNodesPerType

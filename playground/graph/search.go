@@ -53,48 +53,55 @@ func (g *state) copyFrom(o *state) {
 	copy(g.inter, o.inter)
 }
 
-// searcher holds the mutable system state of one ncclTopoCompute call: link
-// and NIC bandwidths are copied from the System so the search never changes
-// it, and the per-GPU "used" channel masks.
+// prep holds what every search on one analysed system shares and never
+// changes: cached paths, per-link facts and each GPU's NIC order.
+type prep struct {
+	sys     *topo.System
+	p       *topo.Paths
+	inter   bool
+	maxBw   float32
+	totalBw float32
+	ngpus   int
+	rankGPU map[int]int
+	// linkFlag[i] caches what followPath needs to know about link i.
+	linkFlag []uint8
+	linkPCI  []bool
+	linkRev  []int32
+	// pcache[a][b] holds the paths between the node types the search moves
+	// between (GPU, NVS, NET), compiled, indexed [src*count(b)+dst].
+	pcache [3][3][]cpath
+	// localNets[g] is GPU g's NIC per channel; netCache memoises selectNets.
+	localNets [][]int
+	netCache  map[[2]int][]int
+}
+
+// searcher holds the mutable state of one ncclTopoCompute call: link and NIC
+// bandwidths are copied from the System so the search never changes it, and
+// the per-GPU "used" channel masks.
 type searcher struct {
+	*prep
 	ctx      context.Context
-	sys      *topo.System
-	p        *topo.Paths
-	inter    bool
-	maxBw    float32
-	totalBw  float32
 	crossNic int64 // NCCL_CROSS_NIC
-	ngpus    int
 	linkBw   []float32
 	netBw    []float32
 	used     []uint64
-	rankGPU  map[int]int
-	// linkFlag[i] caches what followPath needs to know about link i's target.
-	linkFlag []uint8
-	// pcache[a][b] holds the paths between the node types the search moves
-	// between (GPU, NVS, NET), indexed [src*count(b)+dst].
-	pcache   [3][3][]*topo.Path
-	scoreBuf [][]gpuScore // per recursion step
-	nextBuf  [][]int      // per recursion step
+	// scoreBuf and nextBuf are scratch buffers per recursion depth (channel
+	// and step): a completed channel recurses into the next one while the
+	// loops of the previous channels are still iterating.
+	scoreBuf []gpuScore
+	nextBuf  [][]int
 	steps    int64
 	err      error
 	fallback bool
 }
 
-func newSearcher(ctx context.Context, a *topo.Analysis, crossNic int64) *searcher {
+func newPrep(a *topo.Analysis) *prep {
 	sys := a.Local
-	s := &searcher{ctx: ctx, sys: sys, p: a.LocalPaths, inter: a.Inter, maxBw: a.MaxBw, totalBw: a.TotalBw,
-		crossNic: crossNic, ngpus: len(sys.Nodes[topo.GPU])}
-	s.linkBw = make([]float32, len(sys.Links))
-	for i, l := range sys.Links {
-		s.linkBw[i] = l.Bw
-	}
-	s.netBw = make([]float32, len(sys.Nodes[topo.NET]))
-	for i, n := range sys.Nodes[topo.NET] {
-		s.netBw[i] = n.Net.Bw
-	}
-	s.used = make([]uint64, s.ngpus)
+	s := &prep{sys: sys, p: a.LocalPaths, inter: a.Inter, maxBw: a.MaxBw, totalBw: a.TotalBw,
+		ngpus: len(sys.Nodes[topo.GPU])}
 	s.linkFlag = make([]uint8, len(sys.Links))
+	s.linkPCI = make([]bool, len(sys.Links))
+	s.linkRev = make([]int32, len(sys.Links))
 	for i, l := range sys.Links {
 		n := sys.Node(l.To)
 		var f uint8
@@ -108,26 +115,28 @@ func newSearcher(ctx context.Context, a *topo.Analysis, crossNic int64) *searche
 			f |= flagPowerNVL
 		}
 		s.linkFlag[i] = f
+		s.linkPCI[i] = l.Type == topo.LinkPCI
+		s.linkRev[i] = l.Rev
 	}
+	s.markFreeLinks()
 	kinds := [3]topo.NodeType{topo.GPU, topo.NVS, topo.NET}
 	for a, ta := range kinds {
 		for b, tb := range kinds {
 			na, nb := len(sys.Nodes[ta]), len(sys.Nodes[tb])
-			c := make([]*topo.Path, na*nb)
+			c := make([]cpath, na*nb)
 			for i := 0; i < na; i++ {
 				for j := 0; j < nb; j++ {
-					c[i*nb+j] = s.p.Get(topo.NodeRef{Type: ta, Index: i}, tb, j)
+					c[i*nb+j] = s.compile(s.p.Get(topo.NodeRef{Type: ta, Index: i}, tb, j), ta)
 				}
 			}
 			s.pcache[a][b] = c
 		}
 	}
-	s.scoreBuf = make([][]gpuScore, s.ngpus+1)
-	s.nextBuf = make([][]int, s.ngpus+1)
-	for i := range s.nextBuf {
-		s.scoreBuf[i] = make([]gpuScore, 0, s.ngpus)
-		s.nextBuf[i] = make([]int, s.ngpus)
+	s.localNets = make([][]int, s.ngpus)
+	for g := range s.localNets {
+		s.localNets[g] = s.p.LocalNets(g)
 	}
+	s.netCache = map[[2]int][]int{}
 	s.rankGPU = make(map[int]int, s.ngpus)
 	for i, g := range sys.Nodes[topo.GPU] {
 		s.rankGPU[g.GPU.Rank] = i
@@ -135,44 +144,81 @@ func newSearcher(ctx context.Context, a *topo.Analysis, crossNic int64) *searche
 	return s
 }
 
-func (s *searcher) rank(g int) int         { return s.sys.Nodes[topo.GPU][g].GPU.Rank }
-func (s *searcher) netID(n int) int64      { return s.sys.Nodes[topo.NET][n].ID }
-func (s *searcher) nvsCount() int          { return len(s.sys.Nodes[topo.NVS]) }
-func (s *searcher) netCount() int          { return len(s.sys.Nodes[topo.NET]) }
-func (s *searcher) net(n int) topo.NetInfo { return s.sys.Nodes[topo.NET][n].Net }
-
-func (s *searcher) netIndex(id int64) int {
-	for i, n := range s.sys.Nodes[topo.NET] {
-		if n.ID == id {
-			return i
-		}
+func newSearcher(ctx context.Context, pr *prep, crossNic int64) *searcher {
+	sys := pr.sys
+	s := &searcher{prep: pr, ctx: ctx, crossNic: crossNic}
+	s.linkBw = make([]float32, len(sys.Links))
+	for i, l := range sys.Links {
+		s.linkBw[i] = l.Bw
 	}
-	return -1
+	s.netBw = make([]float32, len(sys.Nodes[topo.NET]))
+	for i, n := range sys.Nodes[topo.NET] {
+		s.netBw[i] = n.Net.Bw
+	}
+	s.used = make([]uint64, s.ngpus)
+	s.scoreBuf = make([]gpuScore, 0, s.ngpus)
+	s.nextBuf = make([][]int, (MaxChannels+1)*(s.ngpus+1))
+	return s
 }
-
-const (
-	flagIntelCPU uint8 = 1 << iota
-	flagPreAmpereDev
-	flagPowerNVL
-)
 
 // kindIndex maps node types to the first two indices of pcache (-1: none).
 var kindIndex = [topo.NumNodeTypes]int8{topo.GPU: 0, topo.PCI: -1, topo.NVS: 1, topo.CPU: -1, topo.NIC: -1,
 	topo.NET: 2, topo.GIN: -1, topo.RMA: -1, topo.DEV: -1, topo.CXB: -1}
 
-// cachedPath returns the path from (t1,i1) to (t2,i2), or nil.
-func (s *searcher) cachedPath(t1 topo.NodeType, i1 int, t2 topo.NodeType, i2 int) *topo.Path {
+// cpath is a path compiled for the search: its type, bandwidth and hop
+// count, and the links whose bandwidth can matter with what followPath needs
+// to know about each (free links are left out; they never fail).
+type cpath struct {
+	ok    bool // a path was computed
+	typ   topo.PathType
+	bw    float32
+	hops  int
+	links []int32
+	pci   []bool
+	rev   []uint8 // flagPreAmpereDev (only kept when the source is not a GPU) and flagPowerNVL
+	// intel says the Intel P2P overhead (6/5 on PCI links) applies: a PHB
+	// path from a GPU through an Intel x86 root complex.
+	intel bool
+}
+
+func (s *prep) compile(p *topo.Path, src topo.NodeType) cpath {
+	if p == nil {
+		return cpath{}
+	}
+	c := cpath{ok: true, typ: p.Type, bw: p.Bw, hops: len(p.Links)}
+	for _, li := range p.Links {
+		f := s.linkFlag[li]
+		if f&flagIntelCPU != 0 && p.Type == topo.PathPHB && src == topo.GPU {
+			c.intel = true
+		}
+		if f&flagFree != 0 {
+			continue
+		}
+		var r uint8
+		if f&flagPreAmpereDev != 0 && src != topo.GPU {
+			r |= flagPreAmpereDev
+		}
+		r |= f & flagPowerNVL
+		c.links = append(c.links, li)
+		c.pci = append(c.pci, s.linkPCI[li])
+		c.rev = append(c.rev, r)
+	}
+	return c
+}
+
+// cachedPath returns the compiled path from (t1,i1) to (t2,i2), or nil.
+func (s *prep) cachedPath(t1 topo.NodeType, i1 int, t2 topo.NodeType, i2 int) *cpath {
 	a, b := kindIndex[t1], kindIndex[t2]
 	if a < 0 || b < 0 {
-		return s.p.Get(topo.NodeRef{Type: t1, Index: i1}, t2, i2)
+		return nil
 	}
 	c := s.pcache[a][b]
 	nb := len(s.sys.Nodes[t2])
 	k := i1*nb + i2
-	if i1 < 0 || i2 < 0 || i2 >= nb || k >= len(c) {
+	if i1 < 0 || i2 < 0 || i2 >= nb || k >= len(c) || !c[k].ok {
 		return nil
 	}
-	return c[k]
+	return &c[k]
 }
 
 // subRound is SUB_ROUND: subtract, then round to 1/1000 with roundf (half
@@ -189,45 +235,43 @@ func subRound(a, b float32) float32 {
 	return float32(int64(x-0.5)) / 1000
 }
 
-// followPath charges bw on the first maxSteps links of path starting at
-// start, and returns how many links had enough bandwidth (followPath,
+// followPath charges bw on the first maxSteps links of path and returns how
+// many links had enough bandwidth (followPath,
 // https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/search.cc#L81-L123).
 // GPU traffic through an Intel root complex of PHB type costs 6/5 on PCI
-// links; traffic towards a pre-Ampere GPU also costs 1/8 in reverse, and
-// NVLink to a POWER CPU costs the full amount in reverse.
-func (s *searcher) followPath(path *topo.Path, start topo.NodeRef, maxSteps int, bw float32) int {
-	links := s.sys.Links
+// links; traffic from a NIC or NVSwitch towards a pre-Ampere GPU also costs
+// 1/8 in reverse, and NVLink to a POWER CPU costs the full amount in reverse.
+func (s *searcher) followPath(p *cpath, maxSteps int, bw float32) int {
 	pciBw := bw
-	if path.Type == topo.PathPHB && start.Type == topo.GPU {
-		for _, li := range path.Links {
-			if s.linkFlag[li]&flagIntelCPU != 0 {
-				pciBw = bw * 6 / 5 // INTEL_P2P_OVERHEAD, topo.h:39
-			}
-		}
+	if p.intel {
+		pciBw = bw * 6 / 5 // INTEL_P2P_OVERHEAD, topo.h:39
 	}
 	for step := 0; step < maxSteps; step++ {
-		li := path.Links[step]
-		link := &links[li]
+		li := p.links[step]
 		fwBw := bw
-		if link.Type == topo.LinkPCI {
+		if p.pci[step] {
 			fwBw = pciBw
 		}
 		var revBw float32
-		if f := s.linkFlag[li]; f != 0 {
-			if f&flagPreAmpereDev != 0 && start.Type != topo.GPU {
+		if r := p.rev[step]; r != 0 {
+			if r&flagPreAmpereDev != 0 {
 				revBw += fwBw / 8
 			}
-			if f&flagPowerNVL != 0 {
+			if r&flagPowerNVL != 0 {
 				revBw += fwBw
 			}
 		}
-		if s.linkBw[li] < fwBw || (revBw != 0 && (link.Rev < 0 || s.linkBw[link.Rev] < revBw)) {
+		if s.linkBw[li] < fwBw {
 			return step
 		}
-		s.linkBw[li] = subRound(s.linkBw[li], fwBw)
 		if revBw != 0 {
-			s.linkBw[link.Rev] = subRound(s.linkBw[link.Rev], revBw)
+			rev := s.linkRev[li]
+			if rev < 0 || s.linkBw[rev] < revBw {
+				return step
+			}
+			s.linkBw[rev] = subRound(s.linkBw[rev], revBw)
 		}
+		s.linkBw[li] = subRound(s.linkBw[li], fwBw)
 	}
 	return maxSteps
 }
@@ -239,7 +283,6 @@ func (s *searcher) followGraphPath(g *state, t1 topo.NodeType, i1 int, t2 topo.N
 	if t1 < 0 {
 		return true
 	}
-	src := topo.NodeRef{Type: t1, Index: i1}
 	path := s.cachedPath(t1, i1, t2, i2)
 	if path == nil {
 		return false
@@ -249,24 +292,24 @@ func (s *searcher) followGraphPath(g *state, t1 topo.NodeType, i1 int, t2 topo.N
 	if intra {
 		bw, typ = g.bwIntra, g.typeIntra
 	}
-	if path.Type >= topo.PathDIS {
+	if path.typ >= topo.PathDIS {
 		return false
 	}
-	if mult == 1 && path.Type > typ {
+	if mult == 1 && path.typ > typ {
 		return false
 	}
 	if mult == 1 && (g.pattern == BalancedTree || g.pattern == Tree || g.pattern == SplitTree) {
-		if rev := s.cachedPath(t2, i2, t1, i1); rev == nil || rev.Type > typ {
+		if rev := s.cachedPath(t2, i2, t1, i1); rev == nil || rev.typ > typ {
 			return false
 		}
 	}
 	bw *= mult
-	n := len(path.Links)
-	if step := s.followPath(path, src, n, bw); step < n {
-		s.followPath(path, src, step, -bw)
+	n := len(path.links)
+	if step := s.followPath(path, n, bw); step < n {
+		s.followPath(path, step, -bw)
 		return false
 	}
-	g.nHops += int(mult * float32(n))
+	g.nHops += int(mult * float32(path.hops))
 	return true
 }
 
@@ -317,9 +360,9 @@ func (s *searcher) nextGPUs(g *state, gpu, step, sortNet int) []int {
 		if nxt == prev && nFirst == 2 {
 			nFirst = 1
 		}
-		next := s.nextBuf[step][:0]
+		next := s.buf(g, step)[:0]
 		for _, f := range first[:nFirst] {
-			if f == gpu || len(gg[f].Links) == 0 || s.used[f]&flag != 0 {
+			if f == gpu || gg[f].hops == 0 || s.used[f]&flag != 0 {
 				continue
 			}
 			next = append(next, 0)
@@ -332,25 +375,24 @@ func (s *searcher) nextGPUs(g *state, gpu, step, sortNet int) []int {
 	if sortNet != 0 {
 		netIdx = s.netIndex(g.inter[g.nChannels*2])
 	}
-	scores := s.scoreBuf[step][:0]
+	scores := s.scoreBuf[:0]
 	for i := 1; i < s.ngpus; i++ {
 		q := (gpu + i) % s.ngpus
-		path := gg[q]
-		if len(path.Links) == 0 || s.used[q]&flag != 0 {
+		path := &gg[q]
+		if path.hops == 0 || s.used[q]&flag != 0 {
 			continue
 		}
-		sc := gpuScore{g: q, startIndex: i, intraNhops: len(path.Links), intraBw: int(path.Bw)}
-		if netIdx >= 0 {
-			np := s.cachedPath(topo.NET, netIdx, topo.GPU, q)
-			sc.interNhops = len(np.Links)
+		sc := gpuScore{g: q, startIndex: i, intraNhops: path.hops, intraBw: int(path.bw)}
+		if np := s.cachedPath(topo.NET, netIdx, topo.GPU, q); netIdx >= 0 && np != nil {
+			sc.interNhops = np.hops
 			sc.interPciBw = s.gpuPciBw(q)
-			sc.interBw = int(np.Bw)
+			sc.interBw = int(np.bw)
 		}
 		scores = append(scores, sc)
 	}
-	s.scoreBuf[step] = scores
+	s.scoreBuf = scores
 	slices.SortFunc(scores, cmpScore)
-	next := s.nextBuf[step][:len(scores)]
+	next := s.buf(g, step)[:len(scores)]
 	sameIntra := true
 	for i := 1; i < len(scores); i++ {
 		if scores[i].intraBw != scores[0].intraBw || scores[i].intraNhops != scores[0].intraNhops {
@@ -365,6 +407,15 @@ func (s *searcher) nextGPUs(g *state, gpu, step, sortNet int) []int {
 		}
 	}
 	return next
+}
+
+// buf returns the scratch buffer of the recursion depth (channel, step).
+func (s *searcher) buf(g *state, step int) []int {
+	d := g.nChannels*(s.ngpus+1) + step
+	if s.nextBuf[d] == nil {
+		s.nextBuf[d] = make([]int, s.ngpus)
+	}
+	return s.nextBuf[d]
 }
 
 // cmpScore is NCCL's qsort comparator; startIndex makes it a total order.
@@ -547,10 +598,10 @@ func (s *searcher) recGPU(g, save *state, gpu, step, backToNet, backToFirst, for
 		var next []int
 		switch forced {
 		case forcedOrderPCI:
-			next = s.nextBuf[step][:1]
+			next = s.buf(g, step)[:1]
 			next[0] = step + 1
 		case forcedOrderReplay:
-			next = s.nextBuf[step][:1]
+			next = s.buf(g, step)[:1]
 			next[0] = s.replayGPU(g, step)
 		default:
 			sortNet := -1
@@ -572,5 +623,63 @@ func (s *searcher) recGPU(g, save *state, gpu, step, backToNet, backToFirst, for
 		}
 	default:
 		s.recGPU(g, save, gpu, s.ngpus, -1, -1, forced, time)
+	}
+}
+
+func (s *prep) rank(g int) int         { return s.sys.Nodes[topo.GPU][g].GPU.Rank }
+func (s *prep) netID(n int) int64      { return s.sys.Nodes[topo.NET][n].ID }
+func (s *prep) nvsCount() int          { return len(s.sys.Nodes[topo.NVS]) }
+func (s *prep) netCount() int          { return len(s.sys.Nodes[topo.NET]) }
+func (s *prep) net(n int) topo.NetInfo { return s.sys.Nodes[topo.NET][n].Net }
+
+func (s *prep) netIndex(id int64) int {
+	for i, n := range s.sys.Nodes[topo.NET] {
+		if n.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+const (
+	flagIntelCPU uint8 = 1 << iota
+	flagPreAmpereDev
+	flagPowerNVL
+	flagFree // never binding: charging it cannot change the outcome
+)
+
+// markFreeLinks flags the LOC links between a GPU and its DEV node when the
+// DEV's other links cannot carry LOC_BW in total. Every path through such a
+// LOC link continues over one of those links with at least the same charge,
+// so the LOC link can never be the one that runs out, and skipping its
+// accounting gives exactly NCCL's result at half the cost on NVSwitch paths.
+func (s *prep) markFreeLinks() {
+	sys := s.sys
+	for d := range sys.Nodes[topo.DEV] {
+		dev := topo.NodeRef{Type: topo.DEV, Index: d}
+		var out, in float32
+		for _, li := range sys.Node(dev).Links {
+			l := sys.Links[li]
+			if l.Type == topo.LinkLOC {
+				continue
+			}
+			out += l.Bw
+			if l.Rev >= 0 {
+				in += sys.Links[l.Rev].Bw
+			}
+		}
+		// 1.2 covers the Intel PCI overhead, which charges PCI links more.
+		if out*1.2 >= topo.LocBw/2 || in*1.2 >= topo.LocBw/2 {
+			continue
+		}
+		for _, li := range sys.Node(dev).Links {
+			l := sys.Links[li]
+			if l.Type == topo.LinkLOC && l.To.Type == topo.GPU {
+				s.linkFlag[li] |= flagFree
+				if l.Rev >= 0 {
+					s.linkFlag[l.Rev] |= flagFree
+				}
+			}
+		}
 	}
 }

@@ -50,8 +50,7 @@ var levelsOldToNew = [...]PathType{PathLOC, PathPIX, PathPXB, PathPHB, PathSYS, 
 func readLevel(env ncclenv.Env, disableName, levelName string, notes *[]string) PathType {
 	if disableName != "" {
 		if s, ok := env.Lookup(disableName); ok {
-			v, _ := cStrtol(s, 0)
-			if v == 1 {
+			if ncclenv.ParseCInt(s).Value == 1 {
 				return PathLOC
 			}
 		}
@@ -66,7 +65,7 @@ func readLevel(env ncclenv.Env, disableName, levelName string, notes *[]string) 
 		}
 	}
 	if s != "" && s[0] >= '0' && s[0] <= '9' {
-		v, _ := cStrtol(s, 0)
+		v := ncclenv.ParseCInt(s).Value
 		if v > int64(len(levelsOldToNew)-1) {
 			v = int64(len(levelsOldToNew) - 1)
 		}

@@ -55,6 +55,35 @@ type Paths struct {
 	// rerouting and firstCheck[q][g] the P2P decision that drove it.
 	direct     [][]PathType
 	firstCheck [][]P2PCheck
+	// linkArena and pathArena hand out the many small slices path
+	// computation needs from a few large allocations.
+	linkArena []int32
+	pathArena []Path
+}
+
+// allocLinks returns a slice of n link indices whose capacity is exactly n,
+// so appending to it never overwrites its neighbours.
+func (p *Paths) allocLinks(n int) []int32 {
+	if cap(p.linkArena)-len(p.linkArena) < n {
+		p.linkArena = make([]int32, 0, max(8192, n))
+	}
+	l := len(p.linkArena)
+	p.linkArena = p.linkArena[:l+n]
+	return p.linkArena[l : l+n : l+n]
+}
+
+// allocRow returns n paths, all DIS, from the path arena.
+func (p *Paths) allocRow(n int) []Path {
+	if cap(p.pathArena)-len(p.pathArena) < n {
+		p.pathArena = make([]Path, 0, max(2048, n))
+	}
+	l := len(p.pathArena)
+	p.pathArena = p.pathArena[:l+n]
+	row := p.pathArena[l : l+n : l+n]
+	for i := range row {
+		row[i] = Path{Type: PathDIS}
+	}
+	return row
 }
 
 // System returns the graph the paths were computed on.
@@ -112,10 +141,7 @@ func (p *Paths) ensure(bt NodeType, r NodeRef) []Path {
 	}
 	row := p.to[bt][r.Type][r.Index]
 	if row == nil {
-		row = make([]Path, len(p.sys.Nodes[bt]))
-		for i := range row {
-			row[i].Type = PathDIS
-		}
+		row = p.allocRow(len(p.sys.Nodes[bt]))
 		p.to[bt][r.Type][r.Index] = row
 	}
 	return row
@@ -175,9 +201,13 @@ func (p *Paths) setPaths(base NodeRef) error {
 						return fmt.Errorf("no reverse link from %s to %s (a one-sided <nvlink> or <pcilink>); NCCL fails with \"Failed to find reverse path\"",
 							sys.Label(rem), sys.Label(node))
 					}
-					links := make([]int32, 0, len(path.Links)+1)
-					links = append(links, link.Rev)
-					links = append(links, path.Links...)
+					links := remPath.Links
+					if cap(links) < len(path.Links)+1 {
+						links = p.allocLinks(len(path.Links) + 1)
+					}
+					links = links[:len(path.Links)+1]
+					links[0] = link.Rev
+					copy(links[1:], path.Links)
 					remPath.Links, remPath.Bw, remPath.Type = links, bw, newType
 					found := false
 					for _, n := range next {
@@ -215,9 +245,9 @@ func (p *Paths) addInterStep(via, src NodeRef, dt NodeType, di int) {
 	if first == nil || second == nil || out == nil {
 		return
 	}
-	links := make([]int32, 0, len(first.Links)+len(second.Links))
-	links = append(links, first.Links...)
-	links = append(links, second.Links...)
+	links := p.allocLinks(len(first.Links) + len(second.Links))
+	copy(links, first.Links)
+	copy(links[len(first.Links):], second.Links)
 	t := mergePathType(first.Type, second.Type)
 	if via.Type == GPU {
 		t = PathPXN
@@ -280,18 +310,26 @@ func mirrorBits(v, pow2 int) int {
 // them by NVML index (bit-mirrored when the NIC count is a power of two) and
 // each GPU rotates over netsPerGpu NICs by channel.
 func (p *Paths) LocalNet(g, channel int) int {
-	if len(p.sys.Nodes[NET]) == 0 {
-		return -1
-	}
-	nets, _ := p.Local(NodeRef{GPU, g}, NET)
+	nets, base, perGPU := p.localNets(g)
 	if len(nets) == 0 {
 		return -1
 	}
+	return nets[(base+channel%perGPU)%len(nets)]
+}
+
+// localNets returns GPU g's closest NICs and how LocalNet indexes them.
+func (p *Paths) localNets(g int) (nets []int, base, perGPU int) {
+	if len(p.sys.Nodes[NET]) == 0 {
+		return nil, 0, 1
+	}
+	nets, _ = p.Local(NodeRef{GPU, g}, NET)
+	if len(nets) == 0 {
+		return nil, 0, 1
+	}
 	gpus, _ := p.Local(NodeRef{NET, nets[0]}, GPU)
 	if len(gpus) == 0 {
-		return -1
+		return nil, 0, 1
 	}
-	var perGPU int
 	switch p.cfg.NetDevsPolicy {
 	case NetDevsAll:
 		perGPU = len(nets)
@@ -300,24 +338,50 @@ func (p *Paths) LocalNet(g, channel int) int {
 	default:
 		perGPU = (len(nets) + len(gpus) - 1) / len(gpus)
 	}
-	net := p.sys.Nodes[GPU][g].GPU.Dev % len(gpus)
-	if net < 0 {
-		net += len(gpus)
+	base = p.sys.Nodes[GPU][g].GPU.Dev % len(gpus)
+	if base < 0 {
+		base += len(gpus)
 	}
 	if isPow2(len(nets)) {
-		net = mirrorBits(net, len(nets))
+		base = mirrorBits(base, len(nets))
 	}
-	net += channel % perGPU
-	return nets[net%len(nets)]
+	return nets, base, max(perGPU, 1)
+}
+
+// LocalNets lists the NICs GPU g uses channel after channel, in the order
+// of the channels, until the first one repeats (the loop of
+// ncclTopoPrefNetsChannelFirst, search.cc:507-529).
+func (p *Paths) LocalNets(g int) []int {
+	nets, base, perGPU := p.localNets(g)
+	var out []int
+	for c := 0; c < maxChannels && len(nets) > 0; c++ {
+		n := nets[(base+c%perGPU)%len(nets)]
+		if len(out) > 0 && n == out[0] {
+			break
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // computeLocalGPU is ncclTopoGetLocalGpu
-// (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/topo.cc#L2110-L2135).
+// (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/topo.cc#L2110-L2135):
+// the first GPU, trying channels in order, whose local NIC is n.
 func (p *Paths) computeLocalGPU(n int) int {
 	gpus, _ := p.Local(NodeRef{NET, n}, GPU)
+	type info struct {
+		nets         []int
+		base, perGPU int
+	}
+	infos := make([]info, len(gpus))
+	for i, g := range gpus {
+		nets, base, perGPU := p.localNets(g)
+		infos[i] = info{nets, base, perGPU}
+	}
 	for c := 0; c < maxChannels; c++ {
-		for _, g := range gpus {
-			if p.LocalNet(g, c) == n {
+		for i, g := range gpus {
+			in := infos[i]
+			if len(in.nets) > 0 && in.nets[(in.base+c%in.perGPU)%len(in.nets)] == n {
 				return g
 			}
 		}
