@@ -96,6 +96,19 @@ func pageRecords(p *sitetree.Page, crumb string) []searchdb.Record {
 	}
 	cur := searchdb.Record{Kind: searchdb.KindPage, Title: p.Title, Breadcrumb: crumb, URL: base, Text: p.Description}
 	var recs []searchdb.Record
+	// A heading that repeats within the page ("How it works" under every
+	// subsystem) is named with its h2 ("Watchdog Thread › How it works"), and
+	// the card pages' h2s with the page title, so results are told apart.
+	h2 := ""
+	if p.Params != nil && p.Params["card"] != nil {
+		h2 = p.Title
+	}
+	seen := map[string]int{}
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		if h, ok := n.(*ast.Heading); ok && h.Level <= 3 {
+			seen[plainText(h, src)]++
+		}
+	}
 	flush := func() {
 		if strings.TrimSpace(cur.Text) != "" || cur.Kind == searchdb.KindPage {
 			recs = append(recs, cur)
@@ -105,18 +118,28 @@ func pageRecords(p *sitetree.Page, crumb string) []searchdb.Record {
 		if h, ok := n.(*ast.Heading); ok && h.Level <= 3 {
 			flush()
 			title := plainText(h, src)
+			display := title
+			if h.Level == 3 && h2 != "" && seen[title] > 1 {
+				display = h2 + " › " + title
+			} else if h.Level == 2 && p.Params != nil && p.Params["card"] != nil {
+				display = p.Title + " › " + title
+			}
+			if h.Level == 2 && (p.Params == nil || p.Params["card"] == nil) {
+				h2 = title
+			}
 			id, _ := h.AttributeString("id")
 			anchor := ""
 			if idb, ok := id.([]byte); ok {
 				anchor = string(idb)
 			}
-			cur = searchdb.Record{Kind: searchdb.KindSection, Title: title, Breadcrumb: crumb, URL: strings.TrimPrefix(base, "./") + "#" + anchor}
+			cur = searchdb.Record{Kind: searchdb.KindSection, Title: display, Breadcrumb: crumb, URL: strings.TrimPrefix(base, "./") + "#" + anchor}
 			continue
 		}
 		if _, raw := n.(*ast.HTMLBlock); raw {
 			continue
 		}
 		cur.Text += " " + plainText(n, src)
+		// Block boundaries separate words.
 	}
 	flush()
 	return recs
@@ -132,7 +155,9 @@ func plainText(n ast.Node, src []byte) string {
 		switch v := c.(type) {
 		case *ast.Text:
 			b.Write(v.Segment.Value(src))
-			b.WriteByte(' ')
+			if v.SoftLineBreak() || v.HardLineBreak() {
+				b.WriteByte(' ')
+			}
 		case *ast.String:
 			b.Write(v.Value)
 		case *ast.FencedCodeBlock, *ast.CodeBlock:

@@ -139,7 +139,9 @@ func TestIdentText(t *testing.T) {
 		// Title words that are not identifiers add nothing; a duplicate adds nothing.
 		{Record{Title: "DDP Reducer bucketing", Identifiers: []string{"bucket_cap_mb", "bucket_cap_mb"}}, "bucket cap mb bucketcap capmb bucketcapmb"},
 		{Record{Title: "Plain title"}, ""},
-		{Record{Title: "c10d::Reducer", Identifiers: []string{""}}, "c10d reducer c10dreducer"},
+		// Runs stop at scope and path separators.
+		{Record{Title: "c10d::Reducer", Identifiers: []string{""}}, "c10d reducer"},
+		{Record{Title: "x", Identifiers: []string{"src/graph/tuning.cc", "torch.distributed.init_process_group"}}, "src graph tuning cc torch distributed init process group initprocess processgroup initprocessgroup"},
 	}
 	for _, tt := range tests {
 		if got := tt.rec.identText(); got != tt.want {

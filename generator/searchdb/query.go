@@ -63,8 +63,7 @@ func (q Query) Empty() bool { return len(q.Terms) == 0 }
 // (U+00C0..U+04FF) whose lower case stays in that range: those have been letters since
 // Unicode 1.1, so Go, JavaScript and SQLite's unicode61 tokenizer agree on them.
 // Everything else separates words. So each quoted token is exactly one FTS5 token, never a
-// phrase (an error with the index's detail=column), and Go and JavaScript cut text into the
-// same words.
+// phrase, and Go and JavaScript cut text into the same words.
 func isWordRune(r rune) bool {
 	switch {
 	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':

@@ -84,15 +84,19 @@ func (r Record) normalize() (Record, error) {
 	return out, nil
 }
 
-// identText is the text of the ident column for r: for every identifier (given, or found
-// in the title), its parts and every run of two or more adjacent parts written together.
-// NCCL_P2P_DISABLE gives "nccl p2p disable ncclp2p p2pdisable ncclp2pdisable", so that
-// "p2p disable", "nccl_p2p_disable", "NCCL_P2P_DISABLE" and "ncclp2p" all find it;
-// ProcessGroupNCCL gives "process group nccl processgroup groupnccl processgroupnccl", so
-// that "processgroup" finds it.
+// identText is the text of the ident column for r. Every identifier (given, or found in
+// the title) is cut into segments at the scope and path separators (: . /), each segment
+// into parts (SplitIdent), and the column gets the parts and every run of two or more
+// adjacent parts of a segment written together. NCCL_P2P_DISABLE gives
+// "nccl p2p disable ncclp2p p2pdisable ncclp2pdisable", so that "p2p disable",
+// "nccl_p2p_disable", "NCCL_P2P_DISABLE" and "ncclp2p" all find it;
+// c10d::ProcessGroupNCCL gives "c10d process group nccl processgroup groupnccl
+// processgroupnccl", so that "processgroup" finds it. Runs do not cross a separator:
+// nobody types "c10dprocessgroupnccl", and long scoped names would make many.
 func (r Record) identText() string {
+	notWord := func(c rune) bool { return !isWordRune(c) && !isConnector(c) }
 	ids := slices.Clone(r.Identifiers)
-	for _, w := range strings.FieldsFunc(r.Title, func(c rune) bool { return !isWordRune(c) && !isConnector(c) }) {
+	for _, w := range strings.FieldsFunc(r.Title, notWord) {
 		if len(SplitIdent(w)) > 1 {
 			ids = append(ids, w)
 		}
@@ -106,8 +110,9 @@ func (r Record) identText() string {
 		}
 	}
 	for _, id := range ids {
-		for _, w := range strings.FieldsFunc(id, func(c rune) bool { return !isWordRune(c) && !isConnector(c) }) {
-			parts := SplitIdent(w)
+		segments := strings.FieldsFunc(id, func(c rune) bool { return notWord(c) || strings.ContainsRune(scopeSeparators, c) })
+		for _, seg := range segments {
+			parts := SplitIdent(seg)
 			if len(parts) > maxIdentParts {
 				parts = parts[:maxIdentParts]
 			}
@@ -124,9 +129,12 @@ func (r Record) identText() string {
 	return strings.Join(terms, " ")
 }
 
+// scopeSeparators end a segment of an identifier for identText.
+const scopeSeparators = ":./"
+
 // titleKey is the title written as Query.Key would write it when typed in the search box.
 func (r Record) titleKey() string { return Parse(r.Title).Key() }
 
-// maxIdentParts bounds the parts of one indexed identifier (and so its joined runs: at most
-// 66 for 12 parts).
-const maxIdentParts = 12
+// maxIdentParts bounds the parts of one segment of an indexed identifier (and so its joined
+// runs: at most 28 for 8 parts).
+const maxIdentParts = 8

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"html"
 	"os"
 	"strings"
 	"time"
@@ -281,4 +282,12 @@ func SnippetHTML(raw string) string {
 		}
 	}
 	return b.String()
+}
+
+// SnippetText is the snippet as plain text for a terminal: entities decoded, and each
+// match between open and close (for example "\x1b[1m" and "\x1b[0m", or "" and "").
+func (r Result) SnippetText(open, close string) string {
+	s := strings.NewReplacer("<mark>", "\x01", "</mark>", "\x02").Replace(r.Snippet)
+	s = html.UnescapeString(s)
+	return strings.NewReplacer("\x01", open, "\x02", close).Replace(s)
 }

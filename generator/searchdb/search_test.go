@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,7 +95,7 @@ func TestWordRunesAreSingleTokens(t *testing.T) {
 
 func FuzzSearch(f *testing.F) {
 	requireFTS5(f)
-	for _, s := range append(hostileInputs[:20], parityInputs...) {
+	for _, s := range slices.Concat(hostileInputs[:20], parityInputs) {
 		f.Add(s)
 	}
 	db := fixtureDB(f)
@@ -194,6 +195,25 @@ func TestSearchOrder(t *testing.T) {
 	}
 }
 
+// TestIdentOutranksBody: a record that names an identifier ranks above one that only
+// mentions its words, even when the identifier is neither in its title nor in its text (the
+// ident column is indexed but not stored, so it only counts if bm25 reads the index).
+func TestIdentOutranksBody(t *testing.T) {
+	db, _ := buildDB(t, []Record{
+		{Kind: KindSection, Title: "Other", URL: "body/", Text: "foo and bar and baz mentioned in the body text of this record"},
+		{Kind: KindSymbol, Title: "Some section", URL: "ident/", Text: "unrelated words here", Identifiers: []string{"foo_bar_baz"}},
+	})
+	for _, q := range []string{"foo bar baz ", "foo_bar_baz", "foobarbaz"} {
+		res, err := db.Search(context.Background(), q, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) == 0 || res[0].URL != "ident/" {
+			t.Errorf("%q: %v, want ident/ first", q, res)
+		}
+	}
+}
+
 func TestSearchSnippet(t *testing.T) {
 	db, _ := buildDB(t, []Record{{
 		Kind: KindSection, Title: "Escaping", URL: "x/#escaping",
@@ -206,6 +226,16 @@ func TestSearchSnippet(t *testing.T) {
 	want := `Use &lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &#39;quotes&#39; with the <mark>watchdog</mark>`
 	if res[0].Snippet != want {
 		t.Errorf("snippet = %q\nwant      %q", res[0].Snippet, want)
+	}
+}
+
+func TestSnippetText(t *testing.T) {
+	r := Result{Snippet: SnippetHTML("a <b> & \x01NCCL\x02_P2P \"q\" 'x'")}
+	if got, want := r.SnippetText("[", "]"), `a <b> & [NCCL]_P2P "q" 'x'`; got != want {
+		t.Errorf("SnippetText = %q, want %q", got, want)
+	}
+	if got, want := r.SnippetText("", ""), `a <b> & NCCL_P2P "q" 'x'`; got != want {
+		t.Errorf("SnippetText = %q, want %q", got, want)
 	}
 }
 

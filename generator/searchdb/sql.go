@@ -20,12 +20,11 @@ const SchemaVersion = 1
 // "timeouts" find "timeout". Whole identifiers are found through the ident column, which
 // holds them written together ("ncclp2pdisable", "processgroupnccl").
 //
-// detail=column (no token positions) keeps the index small: on a synthetic corpus of 1,500
-// records and 870 KB of text the file is 447 KB gzipped against 583 KB with detail=full.
-// The price is speed: bm25 re-tokenizes the stored text of every matching row to count
-// terms, so a word found in every record costs about 7 ms natively instead of 4 ms.
-// Phrase queries are errors with detail=column; Parse only emits tokens that unicode61
-// keeps whole, so the expressions never contain one.
+// detail=full: token positions are in the index. bm25 then reads term frequencies from the
+// index; with detail=column it re-tokenizes the stored text of every matching row (about
+// ten times slower for a word found everywhere), and it cannot count ident and more at all,
+// because they are not stored. The cost is size: on 1,161 records built from the reference
+// notes (300 KB of text) the file is 284 KB gzipped against 220 KB with detail=column.
 //
 // search_vocab lists the indexed terms; spelling correction reads it.
 var schemaSQL = []string{
@@ -38,7 +37,7 @@ var schemaSQL = []string{
   title, ident, breadcrumb, text, more,
   content = 'search_src', content_rowid = 'id',
   tokenize = 'porter unicode61 remove_diacritics 2',
-  detail = column
+  detail = full
 )`,
 	`CREATE VIRTUAL TABLE search_vocab USING fts5vocab(search, 'row')`,
 }
@@ -54,8 +53,10 @@ const (
 // expression, ?3 the kind filter (the empty string for all), ?4 the limit, ?5 the query's
 // Key. Order: rows matching every word (tier 0) before rows matching only some (tier 1);
 // then rows whose title is exactly the query (key = ?5); then bm25 with column weights
-// title 10, ident 8, breadcrumb 3, text and more 1, rounded to 6 decimals so that the
-// browser's SQLite (wasm) and the native one order equal scores alike; then rowid. Result
+// title 10, ident 8, breadcrumb 3, text and more 1, scaled by 0.6 for source symbols (so
+// that a page or section about a name outranks a bare symbol row that matches as well),
+// rounded to 6 decimals so that the browser's SQLite (wasm) and the native one order equal
+// scores alike; then rowid. Result
 // columns: kind, title, breadcrumb, url, snippet (text with matches between char(1) and
 // char(2)), score.
 //
@@ -74,9 +75,11 @@ best(id, tier, score) AS (
   SELECT id, min(tier), score FROM hits GROUP BY id
 ),
 top(id, tier, exact, score) AS (
-  SELECT best.id, best.tier, docs.key = ?5, best.score FROM best JOIN docs ON docs.id = best.id
+  SELECT best.id, best.tier, docs.key = ?5,
+         round(best.score * CASE docs.kind WHEN 'symbol' THEN 0.6 ELSE 1.0 END, 6) AS wscore
+    FROM best JOIN docs ON docs.id = best.id
    WHERE ?3 = '' OR docs.kind = ?3
-   ORDER BY best.tier, docs.key = ?5 DESC, best.score, best.id LIMIT ?4
+   ORDER BY best.tier, docs.key = ?5 DESC, wscore, best.id LIMIT ?4
 )
 SELECT docs.kind, docs.title, docs.breadcrumb, docs.url,
        snippet(search, 3, char(1), char(2), '…', 16), top.score

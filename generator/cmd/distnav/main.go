@@ -11,15 +11,21 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/distributed-nav/distributed-nav/generator/build"
+	"github.com/distributed-nav/distributed-nav/generator/crosslink"
+	"github.com/distributed-nav/distributed-nav/generator/envtable"
+	"github.com/distributed-nav/distributed-nav/generator/searchdb"
+	"github.com/distributed-nav/distributed-nav/generator/sources"
 	"github.com/distributed-nav/distributed-nav/generator/handbook"
 )
 
@@ -32,6 +38,8 @@ func commands() []command {
 	return []command{
 		{"build", "build [--root DIR] [--site DIR]: write the Hugo tree and search.db", runBuild},
 		{"check", "check [--root DIR]: validate the sources without writing anything", runCheck},
+		{"search", "search [--kind K] [--limit N] [--json] QUERY: query site/static/search.db as the browser does", runSearch},
+		{"env", "env [--json] NAME: one environment variable: default, meaning, source line, deprecation", runEnv},
 		{"pdf", "pdf [--public DIR] [--base URL] [--paper a4|letter] [--out FILE]: print the handbook to PDF with Chromium", runPDF},
 		{"serve", "serve [--root DIR] [--bind ADDR] [--port N]: build, serve with live reload, rebuild on changes", runServe},
 	}
@@ -149,5 +157,130 @@ func runPDF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	fmt.Fprintf(stdout, "distnav: %s written (%d bytes, %s) in %v\n", *out, n, *paper, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// siteDB is where `distnav build` writes the search database.
+func siteDB(root string) string { return filepath.Join(root, "site", "static", "search.db") }
+
+func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("search", stderr)
+	root := fs.String("root", ".", "repository root (the database is ROOT/site/static/search.db)")
+	dbPath := fs.String("db", "", "search database (default ROOT/site/static/search.db)")
+	kind := fs.String("kind", "", "only results of this kind: "+strings.Join(searchdb.Kinds, ", "))
+	limit := fs.Int("limit", searchdb.DefaultLimit, fmt.Sprintf("number of results (at most %d)", searchdb.MaxLimit))
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageError{"distnav search: give a QUERY"}
+	}
+	if *kind != "" && !searchdb.ValidKind(*kind) {
+		return usageError{fmt.Sprintf("distnav search: --kind %q: want one of %s", *kind, strings.Join(searchdb.Kinds, ", "))}
+	}
+	if *limit < 1 || *limit > searchdb.MaxLimit {
+		return usageError{fmt.Sprintf("distnav search: --limit %d: want 1..%d", *limit, searchdb.MaxLimit)}
+	}
+	if *dbPath == "" {
+		*dbPath = siteDB(*root)
+	}
+	db, err := searchdb.Open(*dbPath)
+	if err != nil {
+		return fmt.Errorf("%w (run `make gen` or `distnav build` first)", err)
+	}
+	defer db.Close()
+	q := strings.Join(fs.Args(), " ")
+	res, err := db.Search(ctx, q, searchdb.Options{Kind: *kind, Limit: *limit})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if res == nil {
+			res = []searchdb.Result{}
+		}
+		return enc.Encode(res)
+	}
+	if len(res) == 0 {
+		fmt.Fprintf(stdout, "no results for %q\n", q)
+		return nil
+	}
+	for i, r := range res {
+		fmt.Fprintf(stdout, "%2d. [%s] %s\n    %s\n    %s\n", i+1, r.Kind, r.Title, r.Breadcrumb, r.URL)
+		if s := r.SnippetText("«", "»"); s != "" {
+			fmt.Fprintf(stdout, "    %s\n", s)
+		}
+	}
+	return nil
+}
+
+func runEnv(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("env", stderr)
+	root := fs.String("root", ".", "repository root holding data/")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError{"distnav env: give one variable NAME"}
+	}
+	name := fs.Arg(0)
+	rows, err := envtable.Load(filepath.Join(*root, "data"))
+	if err != nil {
+		return err
+	}
+	srcs, err := sources.Load(filepath.Join(*root, "data"))
+	if err != nil {
+		return err
+	}
+	var known []string
+	for _, r := range rows {
+		if strings.EqualFold(r.Name, name) {
+			return printEnvRow(stdout, r, envSourceLink(srcs, r), *asJSON)
+		}
+		known = append(known, r.Name)
+	}
+	return fmt.Errorf("distnav env: %s is not a variable NCCL %s or PyTorch %s reads (nearest: %s)", name,
+		"v2.30.7-1", "v2.6.0", strings.Join(crosslink.Nearest(name, known, 3), ", "))
+}
+
+// envSourceLink is the permalink of the line that reads the variable.
+func envSourceLink(s *sources.Set, r envtable.Row) string {
+	for _, t := range s.Trees {
+		tree := t
+		if r.Status == "removed" && t.Legacy != nil {
+			tree = t.Legacy
+		}
+		if (t.Key == "nccl") == strings.HasPrefix(r.Reader, "NCCL") && tree.HasFile(r.File) {
+			return tree.Permalink(r.File, r.Line, 0)
+		}
+	}
+	return ""
+}
+
+func printEnvRow(w io.Writer, r envtable.Row, link string, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{
+			"name": r.Name, "default": r.Default, "type": r.Type, "component": r.Component, "read_by": r.Reader,
+			"status": r.Status, "deprecated_alias_of": r.DeprecatedAliasOf, "debug_only": r.DebugOnly,
+			"description": r.Description, "source": link,
+		})
+	}
+	fmt.Fprintf(w, "%s  (%s, %s)\n", r.Name, r.Reader, r.Component)
+	fmt.Fprintf(w, "  default:   %s\n  type:      %s\n  status:    %s\n", r.Default, r.Type, r.Status)
+	if r.DeprecatedAliasOf != "" {
+		fmt.Fprintf(w, "  use instead: %s\n", r.DeprecatedAliasOf)
+	}
+	if r.DebugOnly {
+		fmt.Fprintln(w, "  debugging only: do not leave it in production job scripts")
+	}
+	fmt.Fprintf(w, "  meaning:   %s\n", r.Description)
+	if link != "" {
+		fmt.Fprintf(w, "  source:    %s\n", link)
+	}
 	return nil
 }

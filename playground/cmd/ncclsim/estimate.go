@@ -2,9 +2,10 @@ package main
 
 // This file implements `ncclsim estimate`: the time of one collective as
 // NCCL's tuning model predicts it (the algorithm/protocol NCCL would pick,
-// its channel and thread counts, and the model time), in the JSON shape the
-// design fixes. The "calibrated" block is reserved for the calibrated
-// estimator (measurements vs model), which is a separate piece of work.
+// its channel and thread counts, and the model time) and as the calibrated
+// estimator expects nccl-tests to measure it (package estimate), in the
+// JSON shape the design fixes. The top-level values are the calibrated
+// ones.
 
 import (
 	"context"
@@ -14,6 +15,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/distributed-nav/distributed-nav/playground/estimate"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
 
@@ -53,16 +55,13 @@ type estimateOutput struct {
 	estimateBlock
 	Source string     `json:"source"`
 	Model  modelBlock `json:"model"`
-	// Calibrated is reserved for the calibrated estimator; until it exists
-	// it is null and CalibratedNote says why.
-	Calibrated     *estimateBlock    `json:"calibrated"`
-	CalibratedNote string            `json:"calibrated_note,omitempty"`
-	Env            map[string]string `json:"env"`
-	Problems       []tuneProblem     `json:"problems"`
+	// Calibrated is the calibrated estimate with the terms it is made of,
+	// its path class, the error band observed for that class and how many
+	// datasets support it.
+	Calibrated *estimate.Calibrated `json:"calibrated"`
+	Env        map[string]string    `json:"env"`
+	Problems   []tuneProblem        `json:"problems"`
 }
-
-// calibratedPending explains the null calibrated block.
-const calibratedPending = "calibrated estimator not implemented yet; the top-level values are the NCCL tuning model's"
 
 // runEstimate implements `ncclsim estimate`.
 func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -77,8 +76,10 @@ func runEstimateIO(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	coll := fs.String("coll", "", "collective: broadcast, reduce, allgather, reducescatter, allreduce (required)")
 	bytesFlag := fs.String("bytes", "", "message size in bytes, suffixes K/M/G allowed; for allgather/reducescatter the whole buffer of all ranks, as nccl-tests' size (required)")
 	dtype := fs.String("dtype", "float32", "element type (float32, float16, bfloat16, float64, int8, ..., float8e4m3)")
+	fabricFlag := fs.String("fabric", "auto", "network between nodes: auto (from the NIC names), rdma (InfiniBand/RoCE) or tcp (sockets, TCPXO)")
+	calPath := fs.String("calibration", "", "calibration file (default: the copy of data/calibration.yaml built into ncclsim)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ncclsim estimate (--preset NAME | --xml FILE) [--nodes N] [--p2p MODE] [--env NAME=VALUE]... --coll C --bytes N [--dtype T] [--json]")
+		fmt.Fprintln(stderr, "usage: ncclsim estimate (--preset NAME | --xml FILE) [--nodes N] [--p2p MODE] [--env NAME=VALUE]... --coll C --bytes N [--dtype T] [--fabric F] [--calibration FILE] [--json]")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -99,34 +100,42 @@ func runEstimateIO(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	if err != nil {
 		return usagef("--dtype: %v", err)
 	}
+	fabric, err := estimate.ParseFabric(*fabricFlag)
+	if err != nil {
+		return usagef("--fabric: %v", err)
+	}
+	cal, err := loadCalibration(*calPath)
+	if err != nil {
+		return err
+	}
 	run, err := buildTuneModel(ctx, a, stdin, stderr)
 	if err != nil {
 		return err
 	}
-	m := run.res.Tune
-	c, err := m.Select(tune.Request{Func: f, NBytes: nBytes, Datatype: dt})
+	sys, err := estimate.NewSystem(run.res, fabric, cal)
 	if err != nil {
-		return fmt.Errorf("estimate: %w", err)
+		return err
 	}
-	alg := c.AlgBwGBps()
-	if nBytes == 0 {
-		alg = 0
+	m := run.res.Tune
+	e, err := sys.Estimate(tune.Request{Func: f, NBytes: nBytes, Datatype: dt})
+	if err != nil {
+		return err
 	}
-	blk := estimateBlock{c.Algo.String(), c.Proto.String(), c.NChannels, c.NThreads, float64(c.TimeUs), alg, alg * tune.BusBwFactor(f, m.Sys.NRanks)}
-	mb := modelBlock{estimateBlock: blk,
-		LatencyUs:     float64(m.Latencies[f][c.Algo][c.Proto]),
-		BandwidthGBps: float64(m.Bandwidths[f][c.Algo][c.Proto]),
+	mb := modelBlock{estimateBlock: blockOf(e.Model),
+		LatencyUs:     e.ModelLatencyUs,
+		BandwidthGBps: e.ModelBandwidthGBps,
 		Costs:         map[string]float64{}}
 	for a := tune.Algorithm(0); a < tune.NumAlgorithms; a++ {
 		for p := tune.Protocol(0); p < tune.NumProtocols; p++ {
-			if v := c.Costs[a][p]; v != tune.Ignore {
+			if v := e.Costs[a][p]; v != tune.Ignore {
 				mb.Costs[a.String()+"/"+p.String()] = float64(v)
 			}
 		}
 	}
+	cb := e.Calibrated
 	out := estimateOutput{
 		Coll: f.String(), Bytes: nBytes, Datatype: dt.String(), NRanks: m.Sys.NRanks, NNodes: m.Sys.NNodes, Topology: run.name,
-		estimateBlock: blk, Source: "model", Model: mb, Calibrated: nil, CalibratedNote: calibratedPending,
+		estimateBlock: blockOf(cb.Prediction), Source: "calibrated", Model: mb, Calibrated: &cb,
 		Env: tuneEnvMap(run.env), Problems: tuneProblems(run.problems),
 	}
 	out.BytesPerRank = nBytes
@@ -146,13 +155,41 @@ func runEstimateIO(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	if f == tune.AllGather || f == tune.ReduceScatter {
 		fmt.Fprintf(&b, "  (%d bytes per rank; NCCL and nccl-tests count the whole buffer)\n", out.BytesPerRank)
 	}
-	fmt.Fprintf(&b, "NCCL tuning model (v2.30.7-1): %s/%s on %d channels x %d threads\n", blk.Algo, blk.Proto, blk.NChannels, blk.NThreads)
+	fmt.Fprintf(&b, "NCCL tuning model (v2.30.7-1), what NCCL believes: %s/%s on %d channels x %d threads\n", mb.Algo, mb.Proto, mb.NChannels, mb.NThreads)
 	fmt.Fprintf(&b, "  time %.2f us = %.1f us latency + size / %.1f GB/s (with the size corrections of ncclTopoGetAlgoTime)\n",
-		blk.TimeUs, mb.LatencyUs, mb.BandwidthGBps)
-	fmt.Fprintf(&b, "  algbw %.2f GB/s, busbw %.2f GB/s\n", blk.AlgBw, blk.BusBw)
-	fmt.Fprintf(&b, "calibrated estimate: not available yet\n")
+		mb.TimeUs, mb.LatencyUs, mb.BandwidthGBps)
+	fmt.Fprintf(&b, "  algbw %.2f GB/s, busbw %.2f GB/s\n", mb.AlgBw, mb.BusBw)
+	writeCalibratedText(&b, &cb)
 	if _, err := io.WriteString(stdout, b.String()); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
 	return nil
+}
+
+// blockOf converts an estimator prediction to the JSON block.
+func blockOf(p estimate.Prediction) estimateBlock {
+	return estimateBlock{p.Algo, p.Proto, p.NChannels, p.NThreads, p.TimeUs, p.AlgBwGBps, p.BusBwGBps}
+}
+
+// writeCalibratedText describes the calibrated estimate in a few lines.
+func writeCalibratedText(b *strings.Builder, c *estimate.Calibrated) {
+	if c.Class == "" {
+		fmt.Fprintf(b, "calibrated estimate: %s\n", c.Support)
+		return
+	}
+	fmt.Fprintf(b, "calibrated estimate, what nccl-tests would measure (path class %s: %s):\n", c.Class, c.Class.Describe())
+	fmt.Fprintf(b, "  time %.2f us: latency floor %.1f us, plateau busbw %.2f GB/s, 63%% of the plateau at %.3g bus bytes\n",
+		c.TimeUs, c.LatencyUs, c.PlateauBusBwGBps, c.RampBusBytes)
+	fmt.Fprintf(b, "  algbw %.2f GB/s, busbw %.2f GB/s", c.AlgBwGBps, c.BusBwGBps)
+	if c.BusBwHighGBps != nil {
+		fmt.Fprintf(b, " (measured runs of this class: %.2f-%.2f GB/s)\n", c.BusBwLowGBps, *c.BusBwHighGBps)
+	} else {
+		fmt.Fprintf(b, " (measured runs of this class: at least %.2f GB/s)\n", c.BusBwLowGBps)
+	}
+	fmt.Fprintf(b, "  error band of the class: median %.1f%%, max %.1f%% over %d points of %d datasets (sizes >= %d bytes)\n",
+		c.Band.MedianPct, c.Band.MaxPct, c.Band.Points, c.Band.Datasets, c.Band.MinBytes)
+	if c.Held {
+		fmt.Fprintf(b, "  held at the time of %d bytes: NCCL's switch to %s/%s makes the calibrated curve drop there\n", c.HeldFromBytes, c.Algo, c.Proto)
+	}
+	fmt.Fprintf(b, "  support: %s\n", c.Support)
 }

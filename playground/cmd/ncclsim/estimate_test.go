@@ -38,8 +38,14 @@ func TestEstimateJSON(t *testing.T) {
 				t.Errorf("%s: key %q missing", tc.coll, k)
 			}
 		}
-		if raw["calibrated"] != nil {
-			t.Errorf("calibrated block must stay null until the estimator exists: %v", raw["calibrated"])
+		cal, ok := raw["calibrated"].(map[string]any)
+		if !ok {
+			t.Fatalf("%s: calibrated block is %T, want an object", tc.coll, raw["calibrated"])
+		}
+		for _, k := range []string{"class", "error_band", "n_datasets", "latency_us", "plateau_busbw_GBps"} {
+			if _, ok := cal[k]; !ok {
+				t.Errorf("%s: calibrated key %q missing", tc.coll, k)
+			}
 		}
 		var v estimateOutput
 		if err := json.Unmarshal([]byte(out), &v); err != nil {
@@ -53,10 +59,17 @@ func TestEstimateJSON(t *testing.T) {
 		if want := v.AlgBw * tc.factor(n); math.Abs(want-v.BusBw) > 1e-9*want {
 			t.Errorf("%s: busbw %v, want %v", tc.coll, v.BusBw, want)
 		}
-		if v.Model.TimeUs != v.TimeUs || v.Model.Algo != v.Algo || v.Source != "model" {
-			t.Errorf("%s: top level %+v differs from model %+v", tc.coll, v.estimateBlock, v.Model.estimateBlock)
+		if v.Calibrated.TimeUs != v.TimeUs || v.Calibrated.Algo != v.Algo || v.Source != "calibrated" {
+			t.Errorf("%s: top level %+v differs from the calibrated block %+v", tc.coll, v.estimateBlock, v.Calibrated.Prediction)
 		}
-		if v.Model.Costs[v.Algo+"/"+v.Proto] != v.TimeUs {
+		// Both estimators time the same chosen cell.
+		if v.Model.Algo != v.Algo || v.Model.Proto != v.Proto {
+			t.Errorf("%s: model picked %s/%s, calibrated %s/%s", tc.coll, v.Model.Algo, v.Model.Proto, v.Algo, v.Proto)
+		}
+		if alg := float64(v.Bytes) / v.Model.TimeUs / 1000; math.Abs(alg-v.Model.AlgBw) > 1e-9*alg {
+			t.Errorf("%s: model algbw %v, bytes/time %v", tc.coll, v.Model.AlgBw, alg)
+		}
+		if v.Model.Costs[v.Algo+"/"+v.Proto] != v.Model.TimeUs {
 			t.Errorf("%s: cost table %v lacks the chosen pair", tc.coll, v.Model.Costs)
 		}
 		if v.Bytes != 256<<20 {
@@ -85,7 +98,7 @@ func TestEstimateEnvAndText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"AllReduce of 1073741824 bytes", "NCCL tuning model (v2.30.7-1):", "busbw", "calibrated estimate: not available yet"} {
+	for _, want := range []string{"AllReduce of 1073741824 bytes", "NCCL tuning model (v2.30.7-1)", "busbw", "calibrated estimate, what nccl-tests would measure", "error band of the class"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("text lacks %q:\n%s", want, txt)
 		}
@@ -101,6 +114,7 @@ func TestEstimateErrors(t *testing.T) {
 		{"--preset", p, "--coll", "allreduce", "--bytes", "lots"},
 		{"--preset", p, "--coll", "allreduce", "--bytes", "1M", "--dtype", "complex"},
 		{"--preset", p, "--coll", "allreduce", "--bytes", "1M", "--env", "NCCL_P2P_LEVL=PHB"},
+		{"--preset", p, "--coll", "allreduce", "--bytes", "1M", "--fabric", "carrier-pigeon"},
 	} {
 		if _, _, err := runCmd(t, estimateCmd, args...); !isUsage(err) {
 			t.Errorf("%q: err %v, want a usage error", args, err)

@@ -6,6 +6,20 @@
 //
 //	ncclsim presets [--json]
 //	ncclsim topo (--preset NAME | --xml FILE) [--nodes N] [--env K=V]... [--p2p auto|all|none|nvlink] [--json]
+//	ncclsim tune (--preset NAME | --xml FILE) [--nodes N] [--env K=V]... [--coll C] [--json]
+//	ncclsim estimate (--preset NAME | --xml FILE) [--nodes N] [--env K=V]... --coll C --bytes N [--dtype T] [--fabric auto|rdma|tcp] [--json]
+//	ncclsim calibrate [--data DIR] [--out FILE|-] [--check]
+//	ncclsim validate [--data DIR] [--calibration FILE] [--min-bytes N] [--points] [--json]
+//	ncclsim step (--preset NAME | --xml FILE) [--nodes N] --model ddp|fsdp --params N [--dtype T] --forward-ms F --backward-ms B
+//	             [--bucket-cap-mb MB] [--first-iteration] [--layers L] [--reshard-after-forward=false] [--solve-speedup S,...] [--json]
+//	ncclsim export-tuner (--preset NAME | --xml FILE) [--nodes N] [--env K=V]... [--coll LIST] [--keep-nccl-channels] [--any-shape] [--out FILE]
+//	ncclsim doctor [--log FILE] [--env FILE] [--json]         ("-" reads standard input)
+//
+// estimate prints NCCL's model time next to the calibrated estimate (what
+// nccl-tests would measure, fitted on data/measurements); calibrate refits
+// data/calibration.yaml and validate compares both with every published
+// run; step projects a DDP or FSDP2 step; export-tuner writes NCCL's
+// choices for NCCL_TUNER_CONFIG_FILE.
 //
 // Errors go to standard error with exit status 1; usage errors exit with 2.
 package main
@@ -32,7 +46,12 @@ var commands = []command{
 	{"presets", "list the built-in systems", runPresets},
 	{"topo", "show GPUs, NICs, paths, transports and searched graphs of a system", runTopo},
 	{"tune", "NCCL's tuning table and the algorithm/protocol it picks per message size", runTune},
-	{"estimate", "time of one collective as NCCL's tuning model predicts it", runEstimate},
+	{"estimate", "time of one collective: NCCL's tuning model and the calibrated estimate", runEstimate},
+	{"calibrate", "fit the calibrated estimator on data/measurements and write data/calibration.yaml", runCalibrate},
+	{"validate", "busbw error of the model and the calibrated estimate against every published run", runValidate},
+	{"step", "one DDP or FSDP2 training step: overlap timeline, exposed communication, speedup, memory", runStep},
+	{"export-tuner", "NCCL's choices per size range as a CSV for NCCL's example tuner plugin", runExportTuner},
+	{"doctor", "read an NCCL/PyTorch log and an environment dump: summary, topology, diagnoses", runDoctor},
 }
 
 // usageError marks errors caused by bad command-line arguments (exit 2).

@@ -52,8 +52,10 @@ type loaded struct {
 	warnings    []topo.Warning
 }
 
-// load reads the system the flags name.
-func (f *systemFlags) load(stdin io.Reader) (*loaded, error) {
+// load reads the system the flags name. Problems with --env (unknown or
+// deprecated names, values NCCL would misread) are printed to stderr; errors
+// among them fail the command.
+func (f *systemFlags) load(stdin io.Reader, stderr io.Writer) (*loaded, error) {
 	if (f.preset == "") == (f.xmlFile == "") {
 		return nil, usagef("give exactly one of --preset NAME or --xml FILE")
 	}
@@ -63,6 +65,13 @@ func (f *systemFlags) load(stdin io.Reader) (*loaded, error) {
 	env, err := ncclenv.ParseAssignments(f.env)
 	if err != nil {
 		return nil, usageError{err}
+	}
+	problems := ncclenv.Validate(env)
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "ncclsim: --env %s\n", p)
+	}
+	if ncclenv.HasErrors(problems) {
+		return nil, usagef("--env has errors (listed above)")
 	}
 	l := &loaded{env: env}
 	if f.preset != "" {
@@ -95,7 +104,9 @@ func (f *systemFlags) load(stdin io.Reader) (*loaded, error) {
 		if err != nil {
 			return nil, usageError{fmt.Errorf("--p2p: %w", err)}
 		}
-		l.sys.P2P = p2p
+		c := *l.sys
+		c.P2P = p2p
+		l.sys = &c
 	}
 	if l.sys, err = l.sys.Replicate(f.nodes); err != nil {
 		return nil, err
@@ -231,7 +242,7 @@ func runTopo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	l, err := sf.load(os.Stdin)
+	l, err := sf.load(os.Stdin, stderr)
 	if err != nil {
 		return err
 	}

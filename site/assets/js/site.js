@@ -1,5 +1,6 @@
 // Progressive enhancements shared by every page: the theme toggle and the
-// "/" shortcut that focuses the search box. Pages work without them.
+// env-table filter (the search box is js/search/ui.js). Pages work without
+// them.
 const root = document.documentElement;
 
 function currentTheme() {
@@ -26,20 +27,7 @@ function setupThemeToggle() {
   window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", render);
 }
 
-function setupSlash() {
-  document.addEventListener("keydown", (ev) => {
-    if (ev.key !== "/" || ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    const t = ev.target;
-    if (t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
-    const input = document.getElementById("search-input");
-    if (!input) return;
-    ev.preventDefault();
-    input.focus();
-  });
-}
-
 setupThemeToggle();
-setupSlash();
 
 // The environment-variable table: the full table is in the HTML; this adds
 // filtering by text, component and debugging-only flag.

@@ -1,3 +1,7 @@
+// Times searches with the browser's engine (sqlite-wasm + engine.js) under node:
+//   node site/assets/js/search/bench.mjs site/static/search.db
+// Prints the engine start, the open, the first search, and mean/p95 per query after a
+// warm-up. Not a test.
 import sqlite3InitModule from '@sqlite.org/sqlite-wasm';
 import { readFileSync } from 'node:fs';
 import { openSearchDB } from './engine.js';

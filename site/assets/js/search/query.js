@@ -318,9 +318,11 @@ best(id, tier, score) AS (
   SELECT id, min(tier), score FROM hits GROUP BY id
 ),
 top(id, tier, exact, score) AS (
-  SELECT best.id, best.tier, docs.key = ?5, best.score FROM best JOIN docs ON docs.id = best.id
+  SELECT best.id, best.tier, docs.key = ?5,
+         round(best.score * CASE docs.kind WHEN 'symbol' THEN 0.6 ELSE 1.0 END, 6) AS wscore
+    FROM best JOIN docs ON docs.id = best.id
    WHERE ?3 = '' OR docs.kind = ?3
-   ORDER BY best.tier, docs.key = ?5 DESC, best.score, best.id LIMIT ?4
+   ORDER BY best.tier, docs.key = ?5 DESC, wscore, best.id LIMIT ?4
 )
 SELECT docs.kind, docs.title, docs.breadcrumb, docs.url,
        snippet(search, 3, char(1), char(2), '…', 16), top.score

@@ -17,7 +17,6 @@ const KIND_LABEL = {
   page: 'page',
 };
 
-const DEBOUNCE_MS = 60;
 // One typed character would match a large part of the index as a prefix; wait for two.
 const MIN_CHARS = 2;
 
@@ -77,7 +76,8 @@ export function enhance(form) {
   let seq = 0; // id of the latest search sent
   let results = [];
   let active = -1;
-  let timer = 0;
+  let inflight = false; // a search was sent and its answer has not arrived
+  let pending = false; // the text changed while a search was in flight
 
   const setStatus = (text, isError = false) => {
     status.textContent = text;
@@ -112,6 +112,7 @@ export function enhance(form) {
 
   const render = (q, rs) => {
     results = rs;
+    list.dataset.query = q; // which query the list shows (tests wait on it)
     active = -1;
     list.replaceChildren();
     input.removeAttribute('aria-activedescendant');
@@ -170,20 +171,23 @@ export function enhance(form) {
     worker.onmessage = (ev) => {
       const m = ev.data || {};
       if (m.type === 'ready') {
+        // A search sent while loading is answered next; only a stale "Loading" goes.
         state = 'ready';
-        if (input.value.trim() !== '') {
-          send();
-        } else if (status.textContent.startsWith('Loading')) {
+        if (input.value.trim().length < MIN_CHARS && status.textContent.startsWith('Loading')) {
           setStatus('');
         }
       } else if (m.type === 'results') {
+        settle();
         if (m.id === seq) {
           render(String(m.q ?? ''), m.results || []);
         }
       } else if (m.type === 'error') {
+        if (m.id !== undefined) {
+          settle();
+        }
         if (m.id === undefined) {
           fail(m.message);
-        } else if (m.id === seq) {
+        } else if (m.id === seq && state !== 'failed') {
           close();
           setStatus(`Search failed: ${m.message}`, true);
         }
@@ -212,14 +216,30 @@ export function enhance(form) {
       setStatus('Loading search…');
     }
     seq++;
+    inflight = true;
     worker.postMessage({ type: 'search', id: seq, q, limit: 10 });
   };
 
+  // One search at a time: a keystroke while a search runs marks the box as
+  // changed, and the newest text is searched as soon as the answer arrives.
+  // The first keystroke is searched at once, with no debounce delay.
+  const request = () => {
+    if (inflight) {
+      pending = true;
+      return;
+    }
+    send();
+  };
+  const settle = () => {
+    inflight = false;
+    if (pending) {
+      pending = false;
+      send();
+    }
+  };
+
   input.addEventListener('focus', start);
-  input.addEventListener('input', () => {
-    clearTimeout(timer);
-    timer = setTimeout(send, DEBOUNCE_MS);
-  });
+  input.addEventListener('input', request);
   input.addEventListener('keydown', (ev) => {
     const n = results.length;
     switch (ev.key) {
@@ -262,7 +282,6 @@ export function enhance(form) {
       return; // let the form take the user to the A–Z index
     }
     ev.preventDefault();
-    clearTimeout(timer);
     if (results.length > 0 && !list.hidden) {
       go(results[active >= 0 ? active : 0]);
     } else if (input.value.trim() !== '') {

@@ -1,0 +1,156 @@
+package doctor
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
+)
+
+// The logs below are made up, line by line in the formats of the release
+// named in each case, to reach the rules no published fixture shows.
+func TestDiagnoseSynthetic(t *testing.T) {
+	tests := []struct {
+		name  string
+		log   string
+		env   map[string]string
+		want  []string
+		check func(t *testing.T, ds []Diagnosis)
+	}{
+		{name: "two releases in one job",
+			log:  "a:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\nb:2:2 [0] NCCL INFO NCCL version 2.30.7+cuda13.0\n",
+			want: []string{"nccl-version-mismatch"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				d := ds[0]
+				if d.Severity != Error || !strings.Contains(d.Explanation, "2.21.5, 2.30.7") || len(d.Evidence) != 2 {
+					t.Errorf("%+v", d)
+				}
+			}},
+		{name: "init.cc version check",
+			log:  "a:1:1 [0] init.cc:1043 (initTransportsRank) NCCL WARN Mismatched NCCL version detected : rank 8 version 22105 rank 0 version 23007\n",
+			want: []string{"nccl-version-mismatch"}},
+		{name: "network inside one node",
+			log: "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n" +
+				"h:1:1 [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 1\n" +
+				"h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] [send] via NET/IB/0\n",
+			want: []string{"intra-node-net", "no-gdrdma"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if !strings.Contains(ds[0].Explanation, "NCCL_SHM_DISABLE=1") || !hasEvidence(ds[0], 2) {
+					t.Errorf("%+v", ds[0])
+				}
+			}},
+		{name: "cap on channels from the environment",
+			log:  "h:1:1 [0] NCCL INFO 4 coll channels, 0 collnet channels, 0 nvls channels, 4 p2p channels, 2 p2p channels per peer\n",
+			env:  map[string]string{"NCCL_MAX_NRINGS": "4"},
+			want: []string{"few-channels", "env-deprecated"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if ds[0].Severity != Warning || !strings.Contains(ds[0].Explanation, "NCCL_MAX_NRINGS=4") || !hasEvidence(ds[0], 0) {
+					t.Errorf("%+v", ds[0])
+				}
+			}},
+		{name: "ranks disagree on channels",
+			log: "a:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0\n" +
+				"a:1:1 [0] NCCL INFO 16 coll channels, 16 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer\n" +
+				"b:2:2 [0] NCCL INFO 8 coll channels, 8 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer\n",
+			want: []string{"few-channels"}},
+		{name: "NVLink with two channels",
+			log: "h:1:1 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 1, bw 20.000000/20.000000, type NVL/PIX, sameChannels 1\n" +
+				"h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 8 nNodes 1 localRanks 8 localRank 0 MNNVL 0\n" +
+				"h:1:1 [0] NCCL INFO 2 coll channels, 0 collnet channels, 0 nvls channels, 2 p2p channels, 2 p2p channels per peer\n",
+			want: []string{"few-channels"}},
+		{name: "NIC under the other socket",
+			log: "a:1:1 [0] NCCL INFO GPU/0-18000 :GPU/0-18000 (0/5000.0/LOC) NET/0-0 (4/12.0/SYS)\n" +
+				"a:1:1 [0] NCCL INFO Channel 00/0 : 8[0] -> 0[0] [receive] via NET/IB/0/GDRDMA\n",
+			want: []string{"nic-wrong-socket"}},
+		{name: "P2P level raised to SYS lets SYS paths through",
+			log: "h:1:1 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to SYS\n" +
+				"h:1:1 [0] NCCL INFO GPU/0-18000 :GPU/0-18000 (0/5000.0/LOC) GPU/0-af000 (4/10.0/SYS)\n",
+			want: nil},
+		{name: "P2P disabled between connected GPUs",
+			log:  "h:1:1 [0] NCCL INFO P2P is disabled between connected GPUs 0 and 1. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.\n",
+			want: []string{"p2p-unavailable"}},
+		{name: "ranks stuck in different collectives",
+			log: "[rank0]:[E ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1021, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600010 milliseconds before timing out.\n" +
+				"[rank1]:[E ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1021, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.\n",
+			want: []string{"collective-timeout", "timeout-desync"}},
+		{name: "error handling from the environment",
+			log:  "[rank0]:[E ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600013 milliseconds before timing out.\n",
+			env:  map[string]string{"TORCH_NCCL_ASYNC_ERROR_HANDLING": "2"},
+			want: []string{"collective-timeout"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if !strings.Contains(ds[0].Explanation, "mode 2 (CleanUpOnly") || !hasEvidence(ds[0], 0) {
+					t.Errorf("%s", ds[0].Explanation)
+				}
+			}},
+		{name: "error handling as logged",
+			log: "[rank0]:[I ProcessGroupNCCL.cpp:900] [PG 0 Rank 0] ProcessGroupNCCL initialization options: size: 8, global rank: 0, TIMEOUT(ms): 600000, NCCL_ASYNC_ERROR_HANDLING: 3, NCCL_DESYNC_DEBUG: 0\n" +
+				"[rank0]:[E ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600013 milliseconds before timing out.\n",
+			want: []string{"collective-timeout"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if !strings.Contains(ds[0].Explanation, "mode 3 (SkipCleanUp") || !hasEvidence(ds[0], 1) {
+					t.Errorf("%s", ds[0].Explanation)
+				}
+			}},
+		{name: "blocking wait",
+			log:  "[rank0]:[E ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600013 milliseconds before timing out.\n",
+			env:  map[string]string{"TORCH_NCCL_BLOCKING_WAIT": "1"},
+			want: []string{"collective-timeout"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if !strings.Contains(ds[0].Explanation, "no watchdog thread") {
+					t.Errorf("%s", ds[0].Explanation)
+				}
+			}},
+		{name: "peer gone and deprecated name in the log",
+			log: "a:1:1 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer b<1234>\n" +
+				"a:1:1 [0] proxy.cc:1143 NCCL WARN Socket recv failed while polling for opId=0x1\n" +
+				"[rank7]:[W Utils.hpp:108] Warning: Environment variable NCCL_ASYNC_ERROR_HANDLING is deprecated; use TORCH_NCCL_ASYNC_ERROR_HANDLING instead (function getCvarString)\n" +
+				"[rank0]:[E ProcessGroupNCCL.cpp:670] Stack trace of the failed collective not found, potentially because FlightRecorder is disabled. You can enable it by setting TORCH_NCCL_TRACE_BUFFER_SIZE to a non-zero value.\n",
+			want: []string{"peer-connection-lost", "env-deprecated", "flight-recorder-off"}},
+		{name: "environment the log contradicts",
+			log: "h:1:1 [0] NCCL INFO Using network IBext_v8\n" +
+				"h:1:1 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to PHB\n" +
+				"h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n",
+			env:  map[string]string{"NCCL_IB_DISABLE": "1", "NCCL_P2P_DISABLE": "1", "NCCL_P2P_LEVEL": "SYS"},
+			want: []string{"env-not-applied", "env-contradiction"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				ex := ds[0].Explanation
+				for _, want := range []string{"NCCL_P2P_DISABLE=1 is in the environment", "IBext_v8", "NCCL_P2P_LEVEL=SYS but NCCL read PHB"} {
+					if !strings.Contains(ex, want) {
+						t.Errorf("explanation lacks %q: %s", want, ex)
+					}
+				}
+				if !hasEvidence(ds[0], 2) || !hasEvidence(ds[0], 3) || !hasEvidence(ds[0], 0) {
+					t.Errorf("evidence = %+v", ds[0].Evidence)
+				}
+			}},
+		{name: "environment only",
+			env:  map[string]string{"NCCL_P2P_DISABLE": "1", "NCCL_P2P_LEVEL": "PHB", "NCCL_DEBUG": "INFO", "NCCL_VERSION": "2.21.5-1"},
+			want: []string{"p2p-unavailable", "env-contradiction", "env-debug-knob", "env-container"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if !hasEvidence(ds[0], 0) || !strings.Contains(ds[0].Explanation, "turns P2P off") {
+					t.Errorf("%+v", ds[0])
+				}
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := parseString(t, tc.log)
+			ds := Diagnose(s, ncclenv.New(tc.env))
+			if got := ids(ds); !slices.Equal(got, append([]string{}, tc.want...)) {
+				t.Fatalf("diagnoses = %v, want %v", got, tc.want)
+			}
+			for i := 1; i < len(ds); i++ {
+				if ds[i].Severity > ds[i-1].Severity {
+					t.Errorf("not ordered by severity: %v", ids(ds))
+				}
+			}
+			if tc.check != nil {
+				tc.check(t, ds)
+			}
+		})
+	}
+	if ds := Diagnose(nil, ncclenv.Env{}); len(ds) != 0 {
+		t.Errorf("Diagnose(nil) = %v", ids(ds))
+	}
+}

@@ -1,0 +1,454 @@
+package doctor
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// transportLetter abbreviates a transport family in the rank matrix.
+func transportLetter(kind string) byte {
+	switch family(kind) {
+	case "P2P":
+		return 'P'
+	case "SHM":
+		return 'S'
+	case "NET":
+		if strings.HasPrefix(kind, "NET/Socket") {
+			return 'T'
+		}
+		return 'N'
+	case "COLLNET":
+		return 'C'
+	}
+	return '?'
+}
+
+// maxMatrixRanks is the largest rank count drawn as a matrix.
+const maxMatrixRanks = 32
+
+// WriteText writes a readable report: the summary, the topology and
+// channel views, and the diagnoses.
+func WriteText(w io.Writer, s *Summary, ds []Diagnosis) error {
+	ew := &errWriter{w: w}
+	writeSummaryText(ew, s)
+	writeTopologyText(ew, s)
+	writeChannelsText(ew, s)
+	writeDiagnosesText(ew, ds)
+	return ew.err
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+// Write writes p unless an earlier write failed; the first error sticks.
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func writeSummaryText(w io.Writer, s *Summary) {
+	fmt.Fprintf(w, "Log: %d lines, %d bytes\n", s.Lines, s.Bytes)
+	for _, n := range s.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	var vs []string
+	for _, v := range s.Versions {
+		x := v.Version
+		if v.CUDA != "" {
+			x += "+cuda" + v.CUDA
+		}
+		vs = append(vs, x)
+	}
+	fmt.Fprintf(w, "NCCL version: %s\n", orNone(strings.Join(vs, ", ")))
+	if s.CUDADriver != "" {
+		fmt.Fprintf(w, "CUDA driver: %s\n", s.CUDADriver)
+	}
+	fmt.Fprintf(w, "Ranks: %s, nodes: %s, local ranks: %s, hosts seen: %s\n", orUnknown(s.NRanks), orUnknown(s.NNodes),
+		orUnknown(s.LocalRanks), orNone(strings.Join(s.Hosts, ", ")))
+	net := s.Network
+	if net == "" {
+		net = "not printed"
+	}
+	fmt.Fprintf(w, "Network: %s", net)
+	if len(s.NetDevices) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(s.NetDevices, ", "))
+	}
+	fmt.Fprintln(w)
+	var ts []string
+	for _, t := range s.Transports {
+		ts = append(ts, fmt.Sprintf("%s ×%d", t.Kind, t.Count))
+	}
+	fmt.Fprintf(w, "Transports: %s\n", orNone(strings.Join(ts, ", ")))
+	fmt.Fprintf(w, "Channels: %s", orUnknown(s.ChannelCount()))
+	for _, c := range s.Channels {
+		fmt.Fprintf(w, " [coll %d", c.Coll)
+		if c.NVLS >= 0 {
+			fmt.Fprintf(w, ", nvls %d", c.NVLS)
+		}
+		if c.CollNet >= 0 {
+			fmt.Fprintf(w, ", collnet %d", c.CollNet)
+		}
+		if c.P2P >= 0 {
+			fmt.Fprintf(w, ", p2p %d", c.P2P)
+		}
+		fmt.Fprint(w, "]")
+	}
+	fmt.Fprintln(w)
+	nvls := "not printed"
+	switch {
+	case !s.NVLSComms.Empty():
+		nvls = "enabled"
+	case !s.NVLSSupported.Empty():
+		nvls = "supported"
+	case !s.NVLSUnsupported.Empty():
+		nvls = "not available"
+	}
+	collnet := "not mentioned"
+	switch {
+	case !s.CollNetDisabled.Empty():
+		collnet = "disabled"
+	case !s.CollNet.Empty():
+		collnet = "mentioned"
+	}
+	fmt.Fprintf(w, "NVLS: %s; CollNet: %s\n", nvls, collnet)
+	for _, g := range s.Graphs {
+		fmt.Fprintf(w, "Graph: pattern %d, %d channels, bw %.1f/%.1f GB/s, type %s/%s\n", g.Pattern, g.NChannels, g.BwIntra, g.BwInter, g.TypeIntra, g.TypeInter)
+	}
+	if len(s.AlgoChoices) > 0 {
+		fmt.Fprintln(w, "Chosen algorithms:")
+		for _, a := range s.AlgoChoices {
+			fn := a.Func
+			if fn == "" {
+				fn = "(collective)"
+			}
+			fmt.Fprintf(w, "  %s %d bytes -> %s/%s\n", fn, a.Bytes, a.Algorithm, a.Protocol)
+		}
+	}
+	if t := s.Tuning; t != nil {
+		writeTuningText(w, t)
+	}
+	if len(s.EnvSettings) > 0 {
+		fmt.Fprintln(w, "Environment echoed by NCCL:")
+		for _, e := range s.EnvSettings {
+			fmt.Fprintf(w, "  %s=%s (line %d)\n", e.Name, e.Value, e.Line.Line)
+		}
+	}
+	if len(s.Timeouts) > 0 {
+		fmt.Fprintln(w, "Timeouts:")
+		for _, t := range s.Timeouts {
+			fmt.Fprintf(w, "  rank %d %s seq %d, timeout %d ms, ran %d ms (line %d)\n", t.Rank, t.OpType, t.SeqNum, t.TimeoutMs, t.RanForMs, t.Line)
+		}
+	}
+	fmt.Fprintf(w, "Warnings: %d NCCL WARN line(s), %d heartbeat/watchdog abort line(s)\n", s.Warnings.Count, s.Heartbeat.Count)
+}
+
+func writeTuningText(w io.Writer, t *Tuning) {
+	fmt.Fprintf(w, "TUNING table (line %d, %d table(s) in the log), latency us / bandwidth GB/s:\n", t.Line, t.Tables)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	header := "  FUNC"
+	var cols [][2]string
+	for _, a := range t.Algorithms {
+		for _, p := range t.Protocols {
+			header += "\t" + a + "/" + p
+			cols = append(cols, [2]string{a, p})
+		}
+	}
+	fmt.Fprintln(tw, header)
+	var funcs []string
+	seen := map[string]bool{}
+	for _, c := range t.Cells {
+		if !seen[c.Func] {
+			seen[c.Func] = true
+			funcs = append(funcs, c.Func)
+		}
+	}
+	for _, f := range funcs {
+		row := "  " + f
+		for _, c := range cols {
+			if cell, ok := t.Cell(f, c[0], c[1]); ok {
+				row += fmt.Sprintf("\t%.1f/%.1f", cell.LatencyUs, cell.BwGBps)
+			} else {
+				row += "\t-"
+			}
+		}
+		fmt.Fprintln(tw, row)
+	}
+	tw.Flush()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func orUnknown(n int) string {
+	if n <= 0 {
+		return "unknown"
+	}
+	return fmt.Sprint(n)
+}
+
+// writeTopologyText draws the ranks per host and the transports between
+// ranks (a matrix for small jobs, a list otherwise).
+func writeTopologyText(w io.Writer, s *Summary) {
+	fmt.Fprintln(w, "\nTopology")
+	if len(s.Ranks) > 0 {
+		ranks := append([]Rank(nil), s.Ranks...)
+		sort.SliceStable(ranks, func(i, j int) bool {
+			if ranks[i].NRanks != ranks[j].NRanks {
+				return ranks[i].NRanks > ranks[j].NRanks
+			}
+			return ranks[i].Rank < ranks[j].Rank
+		})
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  RANK\tOF\tHOST\tCUDA\tNVML\tBUS ID")
+		for _, r := range ranks {
+			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\n", r.Rank, r.NRanks, orNone(r.Host), devStr(r.CUDADev), devStr(r.NVMLDev), r.BusID)
+		}
+		tw.Flush()
+	}
+	writePathsText(w, s)
+	if len(s.Pairs) == 0 {
+		fmt.Fprintln(w, "  no connection lines (NCCL_DEBUG_SUBSYS=INIT prints them)")
+		return
+	}
+	n := 0
+	for _, p := range s.Pairs {
+		n = max(n, p.From+1, p.To+1)
+	}
+	if n <= maxMatrixRanks {
+		cell := make([][]byte, n)
+		for i := range cell {
+			cell[i] = []byte(strings.Repeat(".", n))
+			cell[i][i] = '-'
+		}
+		for _, p := range s.Pairs {
+			if p.To >= 0 {
+				cell[p.From][p.To] = transportLetter(p.Kind)
+			}
+		}
+		fmt.Fprintln(w, "  transports from row rank to column rank (P=P2P S=SHM N=NET/RDMA T=NET/Socket C=CollNet .=not seen):")
+		var head strings.Builder
+		head.WriteString("       ")
+		for j := 0; j < n; j++ {
+			fmt.Fprintf(&head, "%3d", j)
+		}
+		fmt.Fprintln(w, head.String())
+		for i := 0; i < n; i++ {
+			var row strings.Builder
+			fmt.Fprintf(&row, "    %3d", i)
+			for j := 0; j < n; j++ {
+				fmt.Fprintf(&row, "  %c", cell[i][j])
+			}
+			fmt.Fprintln(w, row.String())
+		}
+		return
+	}
+	fmt.Fprintln(w, "  transports between ranks:")
+	for _, p := range s.Pairs {
+		fmt.Fprintf(w, "    %d -> %d via %s\n", p.From, p.To, p.Kind)
+	}
+}
+
+// nodeID normalises the node names of GRAPH path dumps, which differ
+// between releases ("GPU/CE000" and "GPU/0-ce000"), to "gpu/ce000".
+func nodeID(name string) string {
+	kind, id, ok := strings.Cut(strings.ToLower(name), "/")
+	if !ok {
+		return strings.ToLower(name)
+	}
+	if _, local, ok := strings.Cut(id, "-"); ok {
+		id = local
+	}
+	id = strings.TrimLeft(id, "0")
+	if id == "" {
+		id = "0"
+	}
+	return kind + "/" + id
+}
+
+// writePathsText draws the GPU-to-GPU path types of a GRAPH dump as a
+// matrix (the view of NCCL's topology the log gives).
+func writePathsText(w io.Writer, s *Summary) {
+	var gpus []string
+	seen := map[string]bool{}
+	types := map[[2]string]string{}
+	for _, p := range s.Paths {
+		from, to := nodeID(p.From), nodeID(p.To)
+		if !strings.HasPrefix(from, "gpu/") || !strings.HasPrefix(to, "gpu/") {
+			continue
+		}
+		for _, g := range []string{from, to} {
+			if !seen[g] && len(gpus) < maxMatrixRanks {
+				seen[g] = true
+				gpus = append(gpus, g)
+			}
+		}
+		types[[2]string{from, to}] = p.Type
+	}
+	if len(gpus) < 2 {
+		return
+	}
+	sort.Strings(gpus)
+	fmt.Fprintln(w, "  GPU-to-GPU path types from the GRAPH dump (row to column):")
+	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
+	head := "    "
+	for _, g := range gpus {
+		head += "\t" + strings.TrimPrefix(g, "gpu/")
+	}
+	fmt.Fprintln(tw, head)
+	for _, a := range gpus {
+		row := "    " + strings.TrimPrefix(a, "gpu/")
+		for _, b := range gpus {
+			t := types[[2]string{a, b}]
+			if t == "" {
+				t = "."
+			}
+			row += "\t" + t
+		}
+		fmt.Fprintln(tw, row)
+	}
+	tw.Flush()
+}
+
+func devStr(d int) string {
+	if d < 0 {
+		return "-"
+	}
+	return fmt.Sprint(d)
+}
+
+// writeChannelsText draws the ring orders in the layout of `ncclsim topo`
+// and the tree links per rank.
+func writeChannelsText(w io.Writer, s *Summary) {
+	if len(s.Rings) == 0 && len(s.Trees) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nChannels")
+	if len(s.Rings) > 0 {
+		fmt.Fprintln(w, "  Rings (as rank 0 prints them):")
+		for _, r := range s.Rings {
+			var b strings.Builder
+			fmt.Fprintf(&b, "    %2d:", r.Channel)
+			for _, x := range r.Ranks {
+				fmt.Fprintf(&b, " %d", x)
+			}
+			if len(r.Ranks) > 1 {
+				fmt.Fprintf(&b, " -> %d", r.Ranks[0])
+			}
+			fmt.Fprintln(w, b.String())
+		}
+	}
+	if len(s.Trees) > 0 {
+		fmt.Fprintln(w, "  Trees (parent <- rank <- children, per channel):")
+		for _, t := range s.Trees {
+			down := "-"
+			if len(t.Down) > 0 {
+				parts := make([]string, len(t.Down))
+				for i, d := range t.Down {
+					parts[i] = fmt.Sprint(d)
+				}
+				down = strings.Join(parts, ",")
+			}
+			up := fmt.Sprint(t.Up)
+			if t.Up < 0 {
+				up = "root"
+			}
+			fmt.Fprintf(w, "    ch %2d: %s <- %d <- %s\n", t.Channel, up, t.Rank, down)
+		}
+	}
+}
+
+func writeDiagnosesText(w io.Writer, ds []Diagnosis) {
+	fmt.Fprintln(w, "\nDiagnoses")
+	if len(ds) == 0 {
+		fmt.Fprintln(w, "  none")
+		return
+	}
+	for _, d := range ds {
+		fmt.Fprintf(w, "\n[%s] %s (%s)\n", d.Severity, d.Title, d.ID)
+		fmt.Fprintf(w, "  %s\n", d.Explanation)
+		for _, e := range d.Evidence {
+			if e.Line > 0 {
+				fmt.Fprintf(w, "  line %d: %s\n", e.Line, e.Text)
+			} else {
+				fmt.Fprintf(w, "  environment: %s\n", e.Text)
+			}
+		}
+		for _, l := range d.Links {
+			fmt.Fprintf(w, "  see %s: %s\n", l.Title, l.URL)
+		}
+	}
+}
+
+// WriteFindings writes env-lint findings one per line.
+func WriteFindings(w io.Writer, fs []Finding) error {
+	ew := &errWriter{w: w}
+	if len(fs) == 0 {
+		fmt.Fprintln(ew, "no findings")
+	}
+	for _, f := range fs {
+		fmt.Fprintln(ew, f.String())
+		for _, l := range f.Links {
+			fmt.Fprintf(ew, "    see %s: %s\n", l.Title, l.URL)
+		}
+	}
+	return ew.err
+}
+
+// htmlReport is the template of WriteHTML. html/template escapes every
+// value, so text pasted into a log can never become markup.
+var htmlReport = template.Must(template.New("doctor").Parse(`<section class="doctor-report">
+<h2>Summary</h2>
+<dl>
+<dt>NCCL version</dt><dd>{{range $i, $v := .S.Versions}}{{if $i}}, {{end}}{{$v.Version}}{{else}}not printed{{end}}</dd>
+<dt>Ranks</dt><dd>{{.S.NRanks}}</dd>
+<dt>Nodes</dt><dd>{{.S.NNodes}}</dd>
+<dt>Hosts</dt><dd>{{range $i, $h := .S.Hosts}}{{if $i}}, {{end}}{{$h}}{{end}}</dd>
+<dt>Network</dt><dd>{{.S.Network}}</dd>
+<dt>Transports</dt><dd>{{range $i, $t := .S.Transports}}{{if $i}}, {{end}}{{$t.Kind}} ×{{$t.Count}}{{end}}</dd>
+<dt>Channels</dt><dd>{{.Channels}}</dd>
+</dl>
+{{if .S.Notes}}<ul class="doctor-notes">{{range .S.Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .S.Rings}}<h3>Rings</h3><pre>{{range .S.Rings}}{{printf "%2d:" .Channel}}{{range .Ranks}} {{.}}{{end}}
+{{end}}</pre>{{end}}
+<h2>Diagnoses</h2>
+{{range .D}}<article class="diagnosis severity-{{.Severity}}" id="diag-{{.ID}}">
+<h3>{{.Title}} <small>{{.Severity}} · {{.ID}}</small></h3>
+<p>{{.Explanation}}</p>
+{{if .Evidence}}<pre class="evidence">{{range .Evidence}}{{if .Line}}{{.Line}}: {{else}}env: {{end}}{{.Text}}
+{{end}}</pre>{{end}}
+<ul>{{range .Links}}<li><a href="{{.URL}}">{{.Title}}</a></li>{{end}}</ul>
+</article>
+{{else}}<p>No diagnoses.</p>{{end}}
+</section>
+`))
+
+// WriteHTML writes the summary and diagnoses as an HTML fragment for the
+// site's doctor page. All log text is escaped; links are the site-relative
+// URLs of the diagnoses.
+func WriteHTML(w io.Writer, s *Summary, ds []Diagnosis) error {
+	if s == nil {
+		s = &Summary{}
+	}
+	if err := htmlReport.Execute(w, struct {
+		S        *Summary
+		D        []Diagnosis
+		Channels int
+	}{s, ds, s.ChannelCount()}); err != nil {
+		return fmt.Errorf("doctor: render html: %w", err)
+	}
+	return nil
+}

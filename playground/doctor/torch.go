@@ -1,0 +1,126 @@
+package doctor
+
+import (
+	"strconv"
+	"strings"
+)
+
+// torchLine handles a line that is not an NCCL-formatted message: PyTorch's
+// ProcessGroupNCCL watchdog, heartbeat monitor and error messages.
+func (p *parser) torchLine(n int, raw string) {
+	switch {
+	case strings.Contains(raw, "Watchdog caught collective operation timeout"):
+		if strings.Contains(raw, "terminated with exception") {
+			p.add(&p.s.WatchdogEx, n, raw)
+			return
+		}
+		p.timeout(n, raw)
+	case strings.Contains(raw, "detected by watchdog at work") || strings.Contains(raw, "Timeout at NCCL work") ||
+		strings.Contains(raw, "failure detected by watchdog") || strings.Contains(raw, "Some NCCL operations have failed or timed out"):
+		p.add(&p.s.TimeoutLines, n, raw)
+	case strings.Contains(raw, "taking the entire process down"):
+		p.add(&p.s.TearDown, n, raw)
+	case strings.Contains(raw, "watchdog thread terminated with exception"):
+		p.add(&p.s.WatchdogEx, n, raw)
+	case strings.Contains(raw, "watchdog got stuck for"):
+		p.add(&p.s.WatchdogStuck, n, raw)
+		p.add(&p.s.Heartbeat, n, raw)
+	case strings.Contains(raw, "Heartbeat monitor timed out") || strings.Contains(raw, "detected no heartbeat") ||
+		strings.Contains(raw, "detects no heartbeat") || strings.Contains(raw, "due to ProcessGroupNCCL watchdog hang") ||
+		strings.Contains(raw, "NCCL monitor thread timeout"):
+		p.add(&p.s.Heartbeat, n, raw)
+	case strings.Contains(raw, "FlightRecorder is disabled"):
+		p.add(&p.s.FlightRecorder, n, raw)
+	case strings.Contains(raw, "Environment variable ") && strings.Contains(raw, " is deprecated"):
+		p.add(&p.s.DeprecatedTorch, n, raw)
+	case strings.Contains(raw, "ProcessGroupNCCL initialization options") || strings.Contains(raw, "ProcessGroupNCCL environments"):
+		p.pgOptions(n, raw)
+	case strings.Contains(raw, "NCCL error") || strings.Contains(raw, "DistBackendError") || strings.Contains(raw, "ncclInternalError") ||
+		strings.Contains(raw, "ncclSystemError") || strings.Contains(raw, "ncclUnhandledCudaError") || strings.Contains(raw, "ncclRemoteError") ||
+		strings.Contains(raw, "ncclInvalidUsage"):
+		p.add(&p.s.NCCLErrors, n, raw)
+		if i := strings.Index(raw, "NCCL version "); i >= 0 {
+			f := strings.Fields(raw[i+len("NCCL version "):])
+			if len(f) > 0 {
+				v, _, _ := strings.Cut(strings.TrimRight(f[0], ".,;"), "+")
+				p.addVersion(n, "", v, "", raw)
+			}
+		}
+	}
+}
+
+// timeout reads "[Rank 3] Watchdog caught collective operation timeout:
+// WorkNCCL(SeqNum=4812, OpType=ALLREDUCE, NumelIn=.., NumelOut=..,
+// Timeout(ms)=600000) ran for 600047 milliseconds before timing out."
+func (p *parser) timeout(n int, raw string) {
+	p.add(&p.s.TimeoutLines, n, raw)
+	t := Timeout{Rank: torchRank(raw), PG: torchPG(raw), SeqNum: -1, TimeoutMs: -1, RanForMs: -1, Line: n}
+	if i := strings.Index(raw, "WorkNCCL("); i >= 0 {
+		inner := raw[i+len("WorkNCCL("):]
+		if j := strings.IndexByte(inner, ')'); j >= 0 {
+			// Timeout(ms)=... itself contains ')'; take up to the matching one.
+			if k := strings.Index(inner, "Timeout(ms)="); k >= 0 && k < j {
+				if e := strings.IndexByte(inner[k+len("Timeout(ms)="):], ')'); e >= 0 {
+					j = k + len("Timeout(ms)=") + e
+				}
+			}
+			for _, kv := range strings.Split(inner[:j], ",") {
+				k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+				if !ok {
+					continue
+				}
+				switch k {
+				case "SeqNum":
+					t.SeqNum, _ = strconv.ParseInt(v, 10, 64)
+				case "OpType":
+					t.OpType = v
+				case "Timeout(ms)":
+					t.TimeoutMs, _ = strconv.ParseInt(v, 10, 64)
+				}
+			}
+		}
+	}
+	if i := strings.Index(raw, "ran for "); i >= 0 {
+		f := strings.Fields(raw[i+len("ran for "):])
+		if len(f) > 0 {
+			t.RanForMs, _ = strconv.ParseInt(f[0], 10, 64)
+		}
+	}
+	key := [3]string{strconv.Itoa(t.Rank), strconv.FormatInt(t.SeqNum, 10), t.PG + "/" + t.OpType}
+	if p.timeKeys[key] || len(p.s.Timeouts) >= p.opts.MaxItems {
+		return
+	}
+	p.timeKeys[key] = true
+	p.s.Timeouts = append(p.s.Timeouts, t)
+}
+
+// pgOptions reads the settings ProcessGroupNCCL logs when it starts
+// ("ProcessGroupNCCL initialization options: ..., NCCL_ASYNC_ERROR_HANDLING:
+// 1, ..." in older releases, "ProcessGroupNCCL environments: NCCL version:
+// 2.21.5, TORCH_NCCL_ASYNC_ERROR_HANDLING: 1, ..." in newer ones).
+func (p *parser) pgOptions(n int, raw string) {
+	for _, part := range strings.Split(raw, ",") {
+		i := strings.LastIndex(part, ": ")
+		if i < 0 {
+			continue
+		}
+		k, v := strings.TrimSpace(part[:i]), part[i+2:]
+		if i := strings.LastIndexAny(k, " :"); i >= 0 {
+			k = k[i+1:]
+		}
+		v = strings.TrimSpace(v)
+		val, err := strconv.Atoi(v)
+		switch {
+		case k == "version" && strings.Contains(part, "NCCL version"):
+			p.addVersion(n, "", v, "", raw)
+		case err != nil:
+			continue
+		case k == "NCCL_ASYNC_ERROR_HANDLING" || k == "TORCH_NCCL_ASYNC_ERROR_HANDLING":
+			p.s.ErrorHandling = &ErrorHandling{Mode: val, Line: p.ref(n, raw)}
+		case k == "NCCL_BLOCKING_WAIT" || k == "TORCH_NCCL_BLOCKING_WAIT":
+			p.s.BlockingWait = &ErrorHandling{Mode: val, Line: p.ref(n, raw)}
+		case k == "TORCH_NCCL_ENABLE_MONITORING":
+			p.s.MonitoringOn = &ErrorHandling{Mode: val, Line: p.ref(n, raw)}
+		}
+	}
+}

@@ -1,0 +1,189 @@
+package estimate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/distributed-nav/distributed-nav/data"
+)
+
+// CalibrationVersion is the version of the calibration file format.
+const CalibrationVersion = 1
+
+// Calibration holds the fitted parameters of the calibrated estimator
+// (data/calibration.yaml). Every parameter names the datasets it was fitted
+// on.
+type Calibration struct {
+	Version int `yaml:"version"`
+	// Formula restates the model the parameters belong to.
+	Formula string `yaml:"formula"`
+	// NCCLModel is the NCCL release whose tuning model supplies L and B.
+	NCCLModel string `yaml:"nccl_model"`
+	// Objective describes the fit.
+	Objective string        `yaml:"objective"`
+	Classes   []ClassParams `yaml:"classes"`
+	// Datasets lists every dataset seen by the fit and what it was used for.
+	Datasets []DatasetUse `yaml:"datasets"`
+}
+
+// Param is one fitted number with its provenance.
+type Param struct {
+	Value float64 `yaml:"value"`
+	// Source is "fitted" (fitted on this class's datasets), "pooled"
+	// (shared by classes whose own datasets do not constrain it, fitted on
+	// all datasets that do) or "default" (no dataset constrains it).
+	Source   string   `yaml:"source"`
+	Datasets []string `yaml:"datasets"`
+	Note     string   `yaml:"note,omitempty"`
+}
+
+// ClassParams are the parameters of one path class.
+type ClassParams struct {
+	Class Class `yaml:"class"`
+	// Efficiency (η) is the fraction of the NCCL model's bus bandwidth that
+	// real runs reach on the plateau.
+	Efficiency Param `yaml:"efficiency"`
+	// LatencyFactor (λ) scales the NCCL model's latency of the chosen cell.
+	LatencyFactor Param `yaml:"latency_factor"`
+	// RampBytesPerRank (ρ): the bus size at which the bandwidth reaches
+	// 1 − 1/e (63 %) of the plateau is ρ × nranks bytes for the Simple
+	// protocol, scaled by the protocol's buffer size for LL and LL128 (see
+	// RampScale).
+	RampBytesPerRank Param `yaml:"ramp_bytes_per_rank"`
+	// RampGamma (γ, in (0, 1]) sets how gradual the ramp is: the smaller,
+	// the more slowly the bandwidth approaches the plateau.
+	RampGamma Param `yaml:"ramp_gamma"`
+	// Band is the calibrated busbw error observed on the class's datasets
+	// for sizes of at least BandMinBytes.
+	Band Band `yaml:"error_band"`
+}
+
+// Band is an observed error band.
+type Band struct {
+	MedianPct float64 `yaml:"median_pct" json:"median_pct"`
+	MaxPct    float64 `yaml:"max_pct" json:"max_pct"`
+	// Datasets and Points count what the band was measured on.
+	Datasets int `yaml:"datasets" json:"datasets"`
+	Points   int `yaml:"points" json:"points"`
+	// MinBytes is the smallest message size counted.
+	MinBytes uint64 `yaml:"min_bytes" json:"min_bytes"`
+}
+
+// DatasetUse records how the fit used one dataset.
+type DatasetUse struct {
+	ID    string `yaml:"id"`
+	Class Class  `yaml:"class"`
+	// Fitted is false for datasets kept for validation only.
+	Fitted bool   `yaml:"fitted"`
+	Reason string `yaml:"reason,omitempty"`
+	// Constrains lists the parameters the dataset has data for
+	// (efficiency, latency_factor, ramp_bytes_per_rank).
+	Constrains []string `yaml:"constrains"`
+}
+
+// ParseCalibration decodes and checks a calibration file.
+func ParseCalibration(b []byte) (*Calibration, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	var c Calibration
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("calibration: %w", err)
+	}
+	if err := c.check(); err != nil {
+		return nil, fmt.Errorf("calibration: %w", err)
+	}
+	return &c, nil
+}
+
+// DefaultCalibration parses the calibration embedded from
+// data/calibration.yaml, the one the CLI and the playground use.
+func DefaultCalibration() (*Calibration, error) {
+	return ParseCalibration(data.Calibration)
+}
+
+func (c *Calibration) check() error {
+	if c.Version != CalibrationVersion {
+		return fmt.Errorf("version %d, want %d", c.Version, CalibrationVersion)
+	}
+	seen := map[Class]bool{}
+	for _, cp := range c.Classes {
+		if _, err := ParseClass(string(cp.Class)); err != nil {
+			return err
+		}
+		if seen[cp.Class] {
+			return fmt.Errorf("class %s listed twice", cp.Class)
+		}
+		seen[cp.Class] = true
+		for name, v := range map[string]float64{"efficiency": cp.Efficiency.Value, "latency_factor": cp.LatencyFactor.Value, "ramp_bytes_per_rank": cp.RampBytesPerRank.Value} {
+			if !(v > 0) || math.IsInf(v, 0) {
+				return fmt.Errorf("class %s: %s %v must be positive and finite", cp.Class, name, v)
+			}
+		}
+		if g := cp.RampGamma.Value; !(g > 0 && g <= 1) {
+			return fmt.Errorf("class %s: ramp_gamma %v outside (0, 1]", cp.Class, g)
+		}
+	}
+	for _, cl := range Classes() {
+		if !seen[cl] {
+			return fmt.Errorf("class %s missing", cl)
+		}
+	}
+	return nil
+}
+
+// For returns the parameters of class cl.
+func (c *Calibration) For(cl Class) (ClassParams, error) {
+	for _, cp := range c.Classes {
+		if cp.Class == cl {
+			return cp, nil
+		}
+	}
+	return ClassParams{}, fmt.Errorf("calibration has no class %q", cl)
+}
+
+// calibrationHeader starts the generated file.
+const calibrationHeader = `# Calibrated estimator parameters, generated by ` + "`ncclsim calibrate`" + ` from
+# data/measurements/*.json. Do not edit by hand: change the data or the fit
+# (playground/estimate) and regenerate. Each parameter names the datasets it
+# rests on; a parameter fitted on a single dataset says so in its note.
+`
+
+// Marshal renders the calibration as the YAML file ncclsim calibrate
+// writes. The output is a pure function of c.
+func (c *Calibration) Marshal() ([]byte, error) {
+	if err := c.check(); err != nil {
+		return nil, fmt.Errorf("marshal calibration: %w", err)
+	}
+	var buf bytes.Buffer
+	buf.WriteString(calibrationHeader)
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(c); err != nil {
+		return nil, fmt.Errorf("marshal calibration: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("marshal calibration: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// round4 keeps four significant digits, so that the file does not depend
+// on the last bits of floating-point arithmetic.
+func round4(v float64) float64 {
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return v
+	}
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64)
+	if err != nil {
+		return v
+	}
+	return r
+}
+
+// errNoClass is returned when a routing has no class (single rank).
+var errNoClass = errors.New("no path class (single rank)")

@@ -1,0 +1,206 @@
+package estimate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/distributed-nav/distributed-nav/playground/tune"
+)
+
+// DatasetSchema is the schema version of data/measurements/*.json.
+const DatasetSchema = 1
+
+// Dataset is one published nccl-tests run in the project's schema
+// (data/measurements/README.md documents every field).
+type Dataset struct {
+	Schema   int      `json:"schema"`
+	ID       string   `json:"id"`
+	Source   Source   `json:"source"`
+	Hardware Hardware `json:"hardware"`
+	Run      Run      `json:"run"`
+	// System maps the run onto a modelled system.
+	System SystemRef `json:"system"`
+	// Fit says whether calibration may use the run; FitReason explains a
+	// false.
+	Fit       bool     `json:"fit"`
+	FitReason string   `json:"fit_reason"`
+	Caveats   []string `json:"caveats"`
+	Rows      []Row    `json:"rows"`
+	// Raw is the table (and log lines) as published, for traceability.
+	Raw string `json:"raw"`
+}
+
+// Source says where the numbers were published.
+type Source struct {
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	Date  string `json:"date,omitempty"`
+	Path  string `json:"path,omitempty"`
+	Note  string `json:"note,omitempty"`
+	// CollectedIn names the file of the shared collection the run was
+	// normalised from.
+	CollectedIn string `json:"collected_in"`
+}
+
+// Hardware is the hardware as the source describes it.
+type Hardware struct {
+	GPUModel     string `json:"gpu_model"`
+	NGPUs        int    `json:"n_gpus"`
+	NNodes       int    `json:"n_nodes"`
+	Interconnect string `json:"interconnect"`
+}
+
+// Run describes the software side of the run.
+type Run struct {
+	NCCLVersion string            `json:"nccl_version"`
+	Env         map[string]string `json:"env"`
+	Command     string            `json:"command"`
+	// Collective is allreduce, allgather, reducescatter, broadcast or reduce.
+	Collective  string   `json:"collective"`
+	Dtype       string   `json:"dtype"`
+	AuthorNotes string   `json:"author_notes"`
+	AvgBusBw    *float64 `json:"avg_busbw_reported_GBps"`
+}
+
+// SystemRef maps a run onto a preset topology.
+type SystemRef struct {
+	Preset string `json:"preset"`
+	Nodes  int    `json:"nodes"`
+	// Env holds the NCCL variables of the run that the model applies.
+	Env map[string]string `json:"env"`
+	// Fabric is "ib", "roce" or "tcp" for multi-node runs, empty otherwise.
+	Fabric string `json:"fabric"`
+	Why    string `json:"why"`
+}
+
+// Row is one line of an nccl-tests table: out-of-place and in-place time
+// (µs), algbw and busbw (GB/s) as printed.
+type Row struct {
+	Bytes         uint64  `json:"bytes"`
+	Count         uint64  `json:"count"`
+	TimeUs        float64 `json:"time_us"`
+	AlgBwGBps     float64 `json:"algbw_GBps"`
+	BusBwGBps     float64 `json:"busbw_GBps"`
+	TimeUsInPlace float64 `json:"time_us_inplace"`
+	AlgBwInPlace  float64 `json:"algbw_GBps_inplace"`
+	BusBwInPlace  float64 `json:"busbw_GBps_inplace"`
+}
+
+// Func returns the dataset's collective as a tune.Func.
+func (d *Dataset) Func() (tune.Func, error) { return tune.LookupFunc(d.Run.Collective) }
+
+// Datatype returns the element type of the run.
+func (d *Dataset) Datatype() (tune.Datatype, error) { return tune.LookupDatatype(d.Run.Dtype) }
+
+// NRanks is the number of ranks of the run.
+func (d *Dataset) NRanks() int { return d.Hardware.NGPUs }
+
+// ParseDataset decodes and checks one dataset file. Unknown fields are
+// errors so that a typo cannot silently drop a number.
+func ParseDataset(b []byte) (*Dataset, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var d Dataset
+	if err := dec.Decode(&d); err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("dataset: trailing data after the JSON object")
+	}
+	if err := d.check(); err != nil {
+		return nil, fmt.Errorf("dataset %q: %w", d.ID, err)
+	}
+	return &d, nil
+}
+
+func (d *Dataset) check() error {
+	if d.Schema != DatasetSchema {
+		return fmt.Errorf("schema %d, want %d", d.Schema, DatasetSchema)
+	}
+	if strings.TrimSpace(d.ID) == "" {
+		return errors.New("empty id")
+	}
+	if strings.TrimSpace(d.Source.URL) == "" {
+		return errors.New("no source url")
+	}
+	if _, err := d.Func(); err != nil {
+		return fmt.Errorf("run.collective: %w", err)
+	}
+	if _, err := d.Datatype(); err != nil {
+		return fmt.Errorf("run.dtype: %w", err)
+	}
+	if d.Hardware.NGPUs < 1 || d.Hardware.NNodes < 1 {
+		return fmt.Errorf("hardware: %d GPUs on %d nodes", d.Hardware.NGPUs, d.Hardware.NNodes)
+	}
+	if d.System.Preset == "" {
+		return errors.New("system.preset is empty")
+	}
+	if d.System.Nodes != d.Hardware.NNodes {
+		return fmt.Errorf("system.nodes %d differs from hardware.n_nodes %d", d.System.Nodes, d.Hardware.NNodes)
+	}
+	if d.Hardware.NGPUs%d.Hardware.NNodes != 0 {
+		return fmt.Errorf("%d GPUs do not divide over %d nodes", d.Hardware.NGPUs, d.Hardware.NNodes)
+	}
+	switch d.System.Fabric {
+	case "", "ib", "roce", "tcp":
+	default:
+		return fmt.Errorf("system.fabric %q: want ib, roce, tcp or empty", d.System.Fabric)
+	}
+	if d.System.Nodes > 1 && d.System.Fabric == "" {
+		return errors.New("a multi-node run needs system.fabric")
+	}
+	if !d.Fit && strings.TrimSpace(d.FitReason) == "" {
+		return errors.New("fit is false but fit_reason is empty")
+	}
+	if len(d.Rows) == 0 {
+		return errors.New("no rows")
+	}
+	for i, r := range d.Rows {
+		if i > 0 && r.Bytes < d.Rows[i-1].Bytes {
+			return fmt.Errorf("row %d: sizes not ascending (%d after %d)", i, r.Bytes, d.Rows[i-1].Bytes)
+		}
+		if r.TimeUs < 0 || r.AlgBwGBps < 0 || r.BusBwGBps < 0 {
+			return fmt.Errorf("row %d (%d bytes): negative value", i, r.Bytes)
+		}
+		if r.Bytes > 0 && r.TimeUs == 0 {
+			return fmt.Errorf("row %d (%d bytes): zero time", i, r.Bytes)
+		}
+	}
+	return nil
+}
+
+// LoadDatasets reads every *.json file of dir in fsys, sorted by file name.
+// A file's name (without .json) must equal its id.
+func LoadDatasets(fsys fs.FS, dir string) ([]*Dataset, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("list datasets: %w", err)
+	}
+	var out []*Dataset
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if e.IsDir() || !ok {
+			continue
+		}
+		b, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("read dataset %s: %w", name, err)
+		}
+		d, err := ParseDataset(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.Name(), err)
+		}
+		if d.ID != name {
+			return nil, fmt.Errorf("%s: id %q differs from the file name", e.Name(), d.ID)
+		}
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}

@@ -1,0 +1,530 @@
+package estimate
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/distributed-nav/distributed-nav/data"
+	"github.com/distributed-nav/distributed-nav/playground/model"
+	"github.com/distributed-nav/distributed-nav/playground/tune"
+)
+
+// shared caches the embedded datasets and built systems across tests.
+var shared struct {
+	once  sync.Once
+	sets  []*Dataset
+	build Builder
+	cal   *Calibration
+	err   error
+	mu    sync.Mutex
+}
+
+func fixtures(t testing.TB) ([]*Dataset, Builder, *Calibration) {
+	t.Helper()
+	shared.once.Do(func() {
+		shared.sets, shared.err = LoadDatasets(data.Measurements, "measurements")
+		if shared.err != nil {
+			return
+		}
+		b := CachedBuilder(BuildPreset)
+		shared.build = func(ctx context.Context, ref SystemRef) (*model.Result, error) {
+			shared.mu.Lock()
+			defer shared.mu.Unlock()
+			return b(ctx, ref)
+		}
+		shared.cal, shared.err = DefaultCalibration()
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.sets, shared.build, shared.cal
+}
+
+func system(t testing.TB, preset string, nodes int, env map[string]string, fabric Fabric) *System {
+	t.Helper()
+	_, build, cal := fixtures(t)
+	res, err := build(context.Background(), SystemRef{Preset: preset, Nodes: nodes, Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSystem(res, fabric, cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestBusBwFactor checks the factors against nccl-tests' GetBw functions
+// (commit a0b82b2: src/all_reduce.cu#L59-L65 2(n-1)/n,
+// src/all_gather.cu#L38-L44 and src/reduce_scatter.cu#L37-L43 (n-1)/n,
+// broadcast and reduce 1).
+func TestBusBwFactor(t *testing.T) {
+	for _, tc := range []struct {
+		f    tune.Func
+		n    int
+		want float64
+	}{
+		{tune.AllReduce, 2, 1},
+		{tune.AllReduce, 8, 1.75},
+		{tune.AllReduce, 128, 2 * 127.0 / 128},
+		{tune.AllGather, 2, 0.5},
+		{tune.AllGather, 16, 15.0 / 16},
+		{tune.ReduceScatter, 4, 0.75},
+		{tune.Broadcast, 8, 1},
+		{tune.Reduce, 8, 1},
+		{tune.AllReduce, 1, 0},
+		{tune.AllReduce, 0, 0},
+	} {
+		if got := BusBwFactor(tc.f, tc.n); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s n=%d: %v, want %v", tc.f, tc.n, got, tc.want)
+		}
+	}
+	// algbw is bytes / time in GB/s: 1 GiB in 8166.8 us is 131.48 GB/s,
+	// the out-of-place row of data/measurements/oci-a100sxm40-8gpu-1node.json.
+	if got := AlgBwGBps(1073741824, 8166.8); math.Abs(got-131.48) > 0.005 {
+		t.Errorf("algbw %v, nccl-tests printed 131.48", got)
+	}
+	if got := BusBwGBps(tune.AllReduce, 8, 1073741824, 8166.8); math.Abs(got-230.08) > 0.005 {
+		t.Errorf("busbw %v, nccl-tests printed 230.08", got)
+	}
+	if AlgBwGBps(10, 0) != 0 {
+		t.Error("zero time must give zero bandwidth")
+	}
+}
+
+// TestTestSize checks nccl-tests' size rounding (GetCollByteCount in
+// src/all_gather.cu#L10-L17 and src/reduce_scatter.cu#L10-L17: the per-rank
+// count is rounded down to 16 bytes; the printed size is per-rank count ×
+// nranks × element size).
+func TestTestSize(t *testing.T) {
+	for _, tc := range []struct {
+		f         tune.Func
+		req       uint64
+		elt, n    int
+		size, cnt uint64
+	}{
+		{tune.AllGather, 8, 4, 2, 0, 0},    // 2 floats, 1 per rank, rounded to 0 (the 4090 run's first rows)
+		{tune.AllGather, 32, 4, 2, 32, 4},  // 4 floats per rank: the "32 4" row of the 4090 all_gather log
+		{tune.AllGather, 100, 4, 4, 64, 4}, // 25 floats / 4 ranks = 6 -> 4
+		{tune.ReduceScatter, 1 << 20, 2, 8, 1 << 20, 1 << 16},
+		{tune.AllReduce, 10, 4, 8, 8, 2},
+		{tune.Broadcast, 1024, 8, 3, 1024, 128},
+	} {
+		size, cnt, err := TestSize(tc.f, tc.req, tc.elt, tc.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if size != tc.size || cnt != tc.cnt {
+			t.Errorf("%s %d bytes of %d on %d ranks: size %d count %d, want %d %d", tc.f, tc.req, tc.elt, tc.n, size, cnt, tc.size, tc.cnt)
+		}
+	}
+	for _, bad := range []struct{ elt, n int }{{3, 2}, {0, 2}, {4, 0}, {32, 2}} {
+		if _, _, err := TestSize(tune.AllGather, 64, bad.elt, bad.n); err == nil {
+			t.Errorf("element %d, %d ranks accepted", bad.elt, bad.n)
+		}
+	}
+}
+
+// TestMeasuredRowsFollowDefinitions checks every committed row against the
+// nccl-tests definitions: printed algbw = size/time and busbw = algbw ×
+// factor, up to the two decimals nccl-tests prints.
+func TestMeasuredRowsFollowDefinitions(t *testing.T) {
+	sets, _, _ := fixtures(t)
+	for _, d := range sets {
+		f, _ := d.Func()
+		for _, r := range d.Rows {
+			if r.Bytes == 0 {
+				continue
+			}
+			for _, v := range []struct{ time, alg, bus float64 }{{r.TimeUs, r.AlgBwGBps, r.BusBwGBps}, {r.TimeUsInPlace, r.AlgBwInPlace, r.BusBwInPlace}} {
+				alg := AlgBwGBps(r.Bytes, v.time)
+				// The printed time has 4-5 significant digits; allow that
+				// relative slack plus the 0.005 rounding of the bandwidth.
+				tol := 0.006 + alg*2e-3
+				if math.Abs(alg-v.alg) > tol {
+					t.Errorf("%s %d bytes: algbw %v printed, size/time %v", d.ID, r.Bytes, v.alg, alg)
+				}
+				bus := alg * BusBwFactor(f, d.NRanks())
+				if math.Abs(bus-v.bus) > tol*2 {
+					t.Errorf("%s %d bytes: busbw %v printed, algbw x factor %v", d.ID, r.Bytes, v.bus, bus)
+				}
+			}
+		}
+	}
+}
+
+// TestRowsTraceToRaw checks that every number of every row appears on the
+// line of the published table (Raw) that starts with the row's size and
+// count: the normalised rows are copies, not edits.
+func TestRowsTraceToRaw(t *testing.T) {
+	sets, _, _ := fixtures(t)
+	for _, d := range sets {
+		lines := map[string][][]float64{}
+		for _, ln := range strings.Split(d.Raw, "\n") {
+			fs := strings.Fields(ln)
+			if len(fs) < 6 {
+				continue
+			}
+			var nums []float64
+			for _, f := range fs {
+				if v, err := strconv.ParseFloat(f, 64); err == nil {
+					nums = append(nums, v)
+				}
+			}
+			lines[fs[0]+" "+fs[1]] = append(lines[fs[0]+" "+fs[1]], nums)
+		}
+		for _, r := range d.Rows {
+			cands, ok := lines[strconv.FormatUint(r.Bytes, 10)+" "+strconv.FormatUint(r.Count, 10)]
+			if !ok {
+				t.Errorf("%s: no raw line for %d bytes, count %d", d.ID, r.Bytes, r.Count)
+				continue
+			}
+			// Some sizes appear twice (nccl-tests prints 0-byte rows once per
+			// requested size); one of the lines must hold every value.
+			matched := false
+			for _, nums := range cands {
+				all := true
+				for _, v := range []float64{r.TimeUs, r.AlgBwGBps, r.BusBwGBps, r.TimeUsInPlace, r.AlgBwInPlace, r.BusBwInPlace} {
+					found := false
+					for _, x := range nums {
+						if x == v {
+							found = true
+							break
+						}
+					}
+					all = all && found
+				}
+				matched = matched || all
+			}
+			if !matched {
+				t.Errorf("%s %d bytes: %+v not on any raw line %v", d.ID, r.Bytes, r, cands)
+			}
+		}
+	}
+}
+
+// TestMonotonicTime: the calibrated time never decreases with the size,
+// over a dense sweep (16 sizes per octave) of every collective on systems
+// of every class.
+func TestMonotonicTime(t *testing.T) {
+	for _, sc := range []struct {
+		preset string
+		nodes  int
+		env    map[string]string
+		fabric Fabric
+	}{
+		{"a100-sxm-8x", 1, nil, FabricAuto},
+		{"a100-sxm-8x", 4, nil, FabricRDMA},
+		{"h100-a3mega-8x-tcpxo", 2, nil, FabricTCP},
+		{"rtx4090-8x", 1, nil, FabricAuto},
+		{"rtx4090-2x", 1, nil, FabricAuto},
+		{"rtx4090-4x-pcie-switch-p2p", 1, nil, FabricAuto},
+		{"a40-4x-2socket-nvlink-pairs", 1, map[string]string{"NCCL_P2P_DISABLE": "1"}, FabricAuto},
+	} {
+		s := system(t, sc.preset, sc.nodes, sc.env, sc.fabric)
+		for f := tune.Func(0); f < tune.NumFuncs; f++ {
+			prev, prevN := 0.0, uint64(0)
+			for k := 0; k <= 16*34; k++ {
+				n := uint64(math.Round(math.Exp2(float64(k) / 16)))
+				if n <= prevN {
+					continue
+				}
+				e, err := s.Estimate(tune.Request{Func: f, NBytes: n})
+				if err != nil {
+					t.Fatalf("%s %s %d: %v", sc.preset, f, n, err)
+				}
+				if e.Calibrated.TimeUs < prev {
+					t.Errorf("%s x%d %s: %d bytes take %.4f us, %d bytes %.4f us", sc.preset, sc.nodes, f, n, e.Calibrated.TimeUs, prevN, prev)
+					break
+				}
+				prev, prevN = e.Calibrated.TimeUs, n
+			}
+		}
+	}
+}
+
+// TestEstimateBlocks checks the relations inside one estimate: busbw is
+// algbw × factor for both blocks, both time the same chosen cell, the
+// calibrated time tends to the latency floor for tiny messages and the
+// band comes from the class.
+func TestEstimateBlocks(t *testing.T) {
+	s := system(t, "a100-sxm-8x", 1, nil, FabricAuto)
+	for _, n := range []uint64{64, 1 << 20, 256 << 20, 8 << 30} {
+		e, err := s.Estimate(tune.Request{Func: tune.AllReduce, NBytes: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := e.Calibrated
+		if c.Algo != e.Model.Algo || c.Proto != e.Model.Proto {
+			t.Errorf("%d: calibrated %s/%s, model %s/%s", n, c.Algo, c.Proto, e.Model.Algo, e.Model.Proto)
+		}
+		if math.Abs(c.BusBwGBps-c.AlgBwGBps*1.75) > 1e-9*c.BusBwGBps {
+			t.Errorf("%d: busbw %v algbw %v", n, c.BusBwGBps, c.AlgBwGBps)
+		}
+		if c.Class != ClassNVLink || c.NDatasets != len(c.Datasets) || c.NDatasets == 0 {
+			t.Errorf("%d: class %s with %d datasets %v", n, c.Class, c.NDatasets, c.Datasets)
+		}
+		if c.TimeUs < c.LatencyUs {
+			t.Errorf("%d: time %v below the latency floor %v", n, c.TimeUs, c.LatencyUs)
+		}
+		if c.BusBwHighGBps != nil && (c.BusBwLowGBps > c.BusBwGBps || *c.BusBwHighGBps < c.BusBwGBps) {
+			t.Errorf("%d: band [%v, %v] does not hold %v", n, c.BusBwLowGBps, *c.BusBwHighGBps, c.BusBwGBps)
+		}
+	}
+	e, _ := s.Estimate(tune.Request{Func: tune.AllReduce, NBytes: 8})
+	if e.Calibrated.TimeUs > 1.05*e.Calibrated.LatencyUs {
+		t.Errorf("8 bytes: %v us, floor %v us", e.Calibrated.TimeUs, e.Calibrated.LatencyUs)
+	}
+	big, _ := s.Estimate(tune.Request{Func: tune.AllReduce, NBytes: 1 << 40})
+	if r := big.Calibrated.BusBwGBps / big.Calibrated.PlateauBusBwGBps; r < 0.99 || r > 1 {
+		t.Errorf("1 TiB reaches %v of the plateau", r)
+	}
+	if _, err := s.Estimate(tune.Request{Func: tune.AllReduce, NBytes: MaxBytes + 1}); err == nil {
+		t.Error("size above MaxBytes accepted")
+	}
+}
+
+// TestRoute checks the path class of the presets the measurements map to.
+func TestRoute(t *testing.T) {
+	for _, tc := range []struct {
+		preset string
+		nodes  int
+		env    map[string]string
+		fabric Fabric
+		want   Class
+	}{
+		{"a100-sxm-8x", 1, nil, FabricAuto, ClassNVLink},
+		{"a40-2x-nvlink-bridge", 1, nil, FabricAuto, ClassNVLink},
+		{"rtx4090-4x-pcie-switch-p2p", 1, nil, FabricAuto, ClassPCIe},
+		{"rtx4090-2x", 1, nil, FabricAuto, ClassSHM},
+		{"rtx4090-2x-2socket", 1, nil, FabricAuto, ClassSHMXSocket},
+		{"a40-4x-2socket-nvlink-pairs", 1, map[string]string{"NCCL_P2P_DISABLE": "1"}, FabricAuto, ClassSHMXSocket},
+		{"a100-sxm-8x", 2, nil, FabricAuto, ClassNetRDMA},         // mlx5_* NICs
+		{"h100-a3mega-8x-tcpxo", 2, nil, FabricAuto, ClassNetTCP}, // eth* NICs
+		{"a100-sxm-8x", 2, nil, FabricTCP, ClassNetTCP},
+	} {
+		s := system(t, tc.preset, tc.nodes, tc.env, tc.fabric)
+		if got := s.Routing().Algo[tune.Ring]; got != tc.want {
+			t.Errorf("%s x%d %v: ring class %s, want %s", tc.preset, tc.nodes, tc.env, got, tc.want)
+		}
+	}
+}
+
+// TestSegments: the ranges cover [0, hi] without gaps and every range's
+// ends have the range's choice.
+func TestSegments(t *testing.T) {
+	s := system(t, "a100-sxm-8x", 2, nil, FabricAuto)
+	m := s.Model()
+	const hi = uint64(1) << 36
+	segs, err := Segments(m, tune.Request{Func: tune.AllReduce}, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(segs) < 3 || segs[0].MinBytes != 0 || segs[len(segs)-1].MaxBytes != hi {
+		t.Fatalf("segments %+v", segs)
+	}
+	for i, sg := range segs {
+		if i > 0 && sg.MinBytes != segs[i-1].MaxBytes+1 {
+			t.Errorf("gap before %+v", sg)
+		}
+		for _, n := range []uint64{sg.MinBytes, sg.MaxBytes} {
+			c, err := m.Select(tune.Request{Func: tune.AllReduce, NBytes: n})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Algo != sg.Algo || c.Proto != sg.Proto || c.NChannels != sg.NChannels {
+				t.Errorf("%d bytes: %s/%s/%d, segment says %s/%s/%d", n, c.Algo, c.Proto, c.NChannels, sg.Algo, sg.Proto, sg.NChannels)
+			}
+		}
+	}
+}
+
+// TestValidateCommitted runs validate on the committed datasets with the
+// committed calibration: the calibrated median busbw error over all points
+// of at least 1 MiB must stay within 15%, and below NCCL's model's.
+func TestValidateCommitted(t *testing.T) {
+	sets, build, cal := fixtures(t)
+	rep, err := Validate(context.Background(), sets, build, cal, BandMinBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Datasets) != len(sets) {
+		t.Fatalf("%d dataset reports for %d datasets", len(rep.Datasets), len(sets))
+	}
+	if rep.Overall.Calibrated.MedianPct > 15 {
+		t.Errorf("calibrated median busbw error %.1f%% exceeds 15%%", rep.Overall.Calibrated.MedianPct)
+	}
+	if rep.Overall.Calibrated.MedianPct >= rep.Overall.Model.MedianPct {
+		t.Errorf("calibrated median %.1f%% is no better than the model's %.1f%%", rep.Overall.Calibrated.MedianPct, rep.Overall.Model.MedianPct)
+	}
+	total := 0
+	for _, d := range rep.Datasets {
+		if d.Calibrated.N == 0 {
+			t.Errorf("%s: no point of at least 1 MiB", d.ID)
+		}
+		total += d.Calibrated.N
+		for _, p := range d.Points {
+			if p.Counted != (p.Bytes >= BandMinBytes && p.Measured > 0) {
+				t.Errorf("%s %d: counted %v", d.ID, p.Bytes, p.Counted)
+			}
+		}
+	}
+	if total != rep.Overall.Calibrated.N {
+		t.Errorf("overall counts %d points, datasets %d", rep.Overall.Calibrated.N, total)
+	}
+}
+
+// TestCalibrationReproducible: fitting the committed datasets gives the
+// committed data/calibration.yaml byte for byte (what `ncclsim calibrate
+// --check` verifies).
+func TestCalibrationReproducible(t *testing.T) {
+	sets, build, _ := fixtures(t)
+	cal, err := Fit(context.Background(), sets, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := cal.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, data.Calibration) {
+		t.Error("data/calibration.yaml differs from the fit of data/measurements; run `ncclsim calibrate`")
+	}
+	// Every class parameter names its datasets unless it is a default.
+	for _, cp := range cal.Classes {
+		for name, p := range map[string]Param{"efficiency": cp.Efficiency, "latency": cp.LatencyFactor, "ramp": cp.RampBytesPerRank, "gamma": cp.RampGamma} {
+			if p.Source != "default" && len(p.Datasets) == 0 {
+				t.Errorf("%s %s: %s value without datasets", cp.Class, name, p.Source)
+			}
+			if len(p.Datasets) == 1 && !strings.Contains(p.Note, "one dataset only") {
+				t.Errorf("%s %s: single-dataset parameter does not say so: %q", cp.Class, name, p.Note)
+			}
+		}
+	}
+}
+
+func TestParseDatasetErrors(t *testing.T) {
+	sets, _, _ := fixtures(t)
+	good, err := data.Measurements.ReadFile("measurements/" + sets[0].ID + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseDataset(good); err != nil {
+		t.Fatalf("good dataset rejected: %v", err)
+	}
+	for name, edit := range map[string][2]string{
+		"unknown field": {`"schema": 1,`, `"schema": 1, "extra": 2,`},
+		"bad schema":    {`"schema": 1,`, `"schema": 2,`},
+		"no url":        {`"url": "`, `"url": "", "x_url": "`},
+		"collective":    {`"collective": "allreduce"`, `"collective": "alltoallv"`},
+		"nodes":         {`"nodes": 1,`, `"nodes": 3,`},
+	} {
+		b := bytes.Replace(good, []byte(edit[0]), []byte(edit[1]), 1)
+		if bytes.Equal(b, good) {
+			t.Fatalf("%s: edit %q did not apply", name, edit[0])
+		}
+		if _, err := ParseDataset(b); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if _, err := ParseDataset([]byte(`{"schema":1} {}`)); err == nil {
+		t.Error("trailing data accepted")
+	}
+}
+
+func TestParseCalibrationErrors(t *testing.T) {
+	if _, err := ParseCalibration(data.Calibration); err != nil {
+		t.Fatalf("committed calibration rejected: %v", err)
+	}
+	for name, edit := range map[string][2]string{
+		"version":     {"version: 1", "version: 7"},
+		"unknown key": {"version: 1", "version: 1\nsurprise: 3"},
+		"gamma":       {"ramp_gamma:\n      value: ", "ramp_gamma:\n      value: 7"},
+		"class name":  {"class: pcie", "class: carrier-pigeon"},
+	} {
+		b := bytes.Replace(data.Calibration, []byte(edit[0]), []byte(edit[1]), 1)
+		if bytes.Equal(b, data.Calibration) {
+			t.Fatalf("%s: edit did not apply", name)
+		}
+		if _, err := ParseCalibration(b); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func FuzzParseDataset(f *testing.F) {
+	sets, _, _ := fixtures(f)
+	for _, d := range sets[:2] {
+		b, err := data.Measurements.ReadFile("measurements/" + d.ID + ".json")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"schema":1,"rows":[{"bytes":1,"time_us":-1}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := ParseDataset(b)
+		if err == nil && (d.ID == "" || len(d.Rows) == 0) {
+			t.Errorf("accepted an incomplete dataset: %+v", d)
+		}
+	})
+}
+
+func FuzzParseCalibration(f *testing.F) {
+	f.Add(data.Calibration)
+	f.Add([]byte("version: 1\ngamma: {value: 2}\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := ParseCalibration(b)
+		if err != nil {
+			return
+		}
+		for _, cl := range Classes() {
+			if _, err := c.For(cl); err != nil {
+				t.Errorf("accepted calibration lacks %s", cl)
+			}
+		}
+	})
+}
+
+// BenchmarkSweep16x8 is a full nccl-tests sweep (8 B to 8 GiB, factor 2:
+// 31 sizes) of AllReduce on 16 nodes of 8 A100 GPUs through a fresh System
+// (so the protocol-switch curve is built each time); the communicator
+// itself is built once, outside the loop.
+func BenchmarkSweep16x8(b *testing.B) {
+	_, build, cal := fixtures(b)
+	res, err := build(context.Background(), SystemRef{Preset: "a100-sxm-8x", Nodes: 16})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sizes := tune.Sizes(8, 8<<30)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s, err := NewSystem(res, FabricAuto, cal)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Sweep(context.Background(), tune.AllReduce, sizes, tune.Request{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEstimate is one estimate on a System whose curve is cached.
+func BenchmarkEstimate(b *testing.B) {
+	s := system(b, "a100-sxm-8x", 16, nil, FabricAuto)
+	req := tune.Request{Func: tune.AllReduce, NBytes: 256 << 20}
+	if _, err := s.Estimate(req); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Estimate(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,312 @@
+package stepsim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/distributed-nav/distributed-nav/playground/tune"
+)
+
+// DDP defaults from PyTorch v2.6.0 (torch/csrc/distributed/c10d/reducer.hpp
+// L29-L30).
+const (
+	DefaultBucketCapBytes   = 25 << 20
+	DefaultFirstBucketBytes = 1 << 20
+)
+
+// MaxTensors bounds Layers × TensorsPerLayer.
+const MaxTensors = 1 << 20
+
+// DDPConfig describes the model and the step of a DDP projection.
+type DDPConfig struct {
+	// Params is the number of trained parameters; GradDtype the gradient
+	// (and bucket) element type.
+	Params    int64
+	GradDtype tune.Datatype
+	// BucketCapBytes is DDP's bucket_cap_mb in bytes; 0 means the default
+	// (25 MiB, with a 1 MiB first bucket). A value set explicitly, even
+	// 25 MiB, makes the first bucket as large as the others, as PyTorch
+	// does when bucket_cap_mb is passed.
+	BucketCapBytes int64
+	// FirstIteration models DDP's first iteration: one bucket for all
+	// gradients, reduced after backward ends.
+	FirstIteration bool
+	// Layers and TensorsPerLayer describe how the parameters are split into
+	// tensors (each the same size); gradients become ready tensor by
+	// tensor, last layer first.
+	Layers          int
+	TensorsPerLayer int
+	// ForwardMs, BackwardMs and OptimizerMs are the compute times of one
+	// step on one GPU with the per-GPU batch.
+	ForwardMs   float64
+	BackwardMs  float64
+	OptimizerMs float64
+}
+
+// Bucket is one gradient bucket and its allreduce.
+type Bucket struct {
+	Index   int    `json:"index"`
+	Bytes   uint64 `json:"bytes"`
+	Tensors int    `json:"tensors"`
+	// ReadyMs is when its last gradient is ready (backward time since the
+	// start of the step); StartMs and EndMs bound its allreduce.
+	ReadyMs float64 `json:"ready_ms"`
+	StartMs float64 `json:"start_ms"`
+	EndMs   float64 `json:"end_ms"`
+	Comm    CommCost
+}
+
+// DDPResult is a DDP step projection.
+type DDPResult struct {
+	NGPUs   int      `json:"ngpus"`
+	Buckets []Bucket `json:"buckets"`
+	// GradBytes is the gradient size of the model.
+	GradBytes uint64 `json:"grad_bytes"`
+	// BackwardEndMs is when backward compute ends, CommEndMs when the last
+	// allreduce ends (ms from the start of the step).
+	BackwardEndMs float64 `json:"backward_end_ms"`
+	CommEndMs     float64 `json:"comm_end_ms"`
+	// TotalCommMs is the summed allreduce time, ExposedCommMs the part the
+	// step waits for (not hidden behind backward).
+	TotalCommMs   float64 `json:"total_comm_ms"`
+	ExposedCommMs float64 `json:"exposed_comm_ms"`
+	// StepMs is the step time with NGPUs GPUs, SingleGPUStepMs without any
+	// communication. Speedup is throughput relative to one GPU at the same
+	// per-GPU batch (NGPUs × SingleGPUStepMs / StepMs); Efficiency is
+	// Speedup / NGPUs.
+	StepMs          float64  `json:"step_ms"`
+	SingleGPUStepMs float64  `json:"single_gpu_step_ms"`
+	Speedup         float64  `json:"speedup"`
+	Efficiency      float64  `json:"efficiency"`
+	Timeline        Timeline `json:"timeline"`
+}
+
+// Check reports the first invalid field of the configuration.
+func (c DDPConfig) Check() error {
+	if c.Params <= 0 {
+		return fmt.Errorf("ddp: %d parameters", c.Params)
+	}
+	if c.GradDtype.Size() <= 0 {
+		return fmt.Errorf("ddp: unknown gradient type %v", c.GradDtype)
+	}
+	if c.BucketCapBytes < 0 {
+		return fmt.Errorf("ddp: bucket cap %d bytes", c.BucketCapBytes)
+	}
+	if c.Layers < 1 || c.TensorsPerLayer < 1 {
+		return fmt.Errorf("ddp: %d layers of %d tensors", c.Layers, c.TensorsPerLayer)
+	}
+	if int64(c.Layers)*int64(c.TensorsPerLayer) > MaxTensors {
+		return fmt.Errorf("ddp: %d tensors exceed the limit of %d", int64(c.Layers)*int64(c.TensorsPerLayer), MaxTensors)
+	}
+	if int64(c.Layers)*int64(c.TensorsPerLayer) > c.Params {
+		return fmt.Errorf("ddp: more tensors (%d) than parameters (%d)", c.Layers*c.TensorsPerLayer, c.Params)
+	}
+	for name, v := range map[string]float64{"forward": c.ForwardMs, "backward": c.BackwardMs, "optimizer": c.OptimizerMs} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("ddp: %s time %v ms", name, v)
+		}
+	}
+	if c.Params > math.MaxInt64/8 {
+		return fmt.Errorf("ddp: %d parameters is too many", c.Params)
+	}
+	return nil
+}
+
+// tensorsInReadyOrder splits the parameters into equal tensors (the
+// remainder spread over the first ones) and returns their byte sizes in
+// the order their gradients become ready: reverse of the forward order.
+func (c DDPConfig) tensorsInReadyOrder() []uint64 {
+	n := int64(c.Layers) * int64(c.TensorsPerLayer)
+	base, rem := c.Params/n, c.Params%n
+	es := uint64(c.GradDtype.Size())
+	out := make([]uint64, n)
+	for i := int64(0); i < n; i++ {
+		p := base
+		if i < rem {
+			p++
+		}
+		out[n-1-i] = uint64(p) * es // forward tensor i is ready (n-1-i)-th
+	}
+	return out
+}
+
+// BucketLimits returns DDP's successive bucket size limits for the config:
+// [first, cap] after the rebuild (first = 1 MiB only with the default cap),
+// or one unbounded bucket in the first iteration.
+func (c DDPConfig) BucketLimits() []uint64 {
+	if c.FirstIteration {
+		return []uint64{math.MaxUint64}
+	}
+	if c.BucketCapBytes == 0 {
+		return []uint64{DefaultFirstBucketBytes, DefaultBucketCapBytes}
+	}
+	return []uint64{uint64(c.BucketCapBytes), uint64(c.BucketCapBytes)}
+}
+
+// AssignBuckets groups tensor sizes, given in gradient-ready order, the way
+// compute_bucket_assignment_by_size does: a tensor joins the open bucket,
+// and the bucket closes once its size reaches the current limit; the limit
+// then advances to the next one (the last repeats). It returns the number
+// of tensors and the bytes of each bucket.
+func AssignBuckets(sizes []uint64, limits []uint64) (counts []int, bytes []uint64) {
+	if len(limits) == 0 {
+		limits = []uint64{math.MaxUint64}
+	}
+	li := 0
+	var cur uint64
+	n := 0
+	for _, s := range sizes {
+		cur += s
+		n++
+		if cur >= limits[li] {
+			counts, bytes = append(counts, n), append(bytes, cur)
+			cur, n = 0, 0
+			if li+1 < len(limits) {
+				li++
+			}
+		}
+	}
+	if n > 0 {
+		counts, bytes = append(counts, n), append(bytes, cur)
+	}
+	return counts, bytes
+}
+
+// ProjectDDP projects one DDP step of cfg on the communicator comm.
+func ProjectDDP(ctx context.Context, cfg DDPConfig, comm Comm) (*DDPResult, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	if comm == nil {
+		return nil, errors.New("ddp: no communicator")
+	}
+	n := comm.NRanks()
+	sizes := cfg.tensorsInReadyOrder()
+	var total uint64
+	for _, s := range sizes {
+		total += s
+	}
+	res := &DDPResult{NGPUs: n, GradBytes: total}
+	counts, bytes := AssignBuckets(sizes, cfg.BucketLimits())
+	fwd := cfg.ForwardMs
+	var compute, comms []Span
+	compute = append(compute, Span{Lane: LaneCompute, Kind: KindForward, Label: "forward", StartMs: 0, EndMs: fwd})
+	// Gradients become ready at a uniform rate over backward.
+	var done uint64
+	tensor := 0
+	commFree := fwd
+	prevReady := fwd
+	for k := range counts {
+		if k%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("ddp: %w", err)
+			}
+		}
+		for i := 0; i < counts[k]; i++ {
+			done += sizes[tensor]
+			tensor++
+		}
+		ready := fwd + cfg.BackwardMs*float64(done)/float64(total)
+		b := Bucket{Index: k, Bytes: bytes[k], Tensors: counts[k], ReadyMs: ready}
+		compute = append(compute, Span{Lane: LaneCompute, Kind: KindBackward, Label: fmt.Sprintf("backward for bucket %d", k), StartMs: prevReady, EndMs: ready})
+		prevReady = ready
+		if n > 1 {
+			c, err := comm.Cost(tune.AllReduce, bytes[k], cfg.GradDtype)
+			if err != nil {
+				return nil, fmt.Errorf("ddp: bucket %d: %w", k, err)
+			}
+			b.Comm = c
+			b.StartMs = max(ready, commFree)
+			b.EndMs = b.StartMs + c.Us/1e3
+			commFree = b.EndMs
+			res.TotalCommMs += c.Us / 1e3
+			comms = append(comms, Span{Lane: LaneComm, Kind: KindAllReduce, Label: fmt.Sprintf("bucket %d", k), StartMs: b.StartMs, EndMs: b.EndMs,
+				Bytes: b.Bytes, Algo: c.Algo, Proto: c.Proto})
+		} else {
+			b.StartMs, b.EndMs = ready, ready
+		}
+		res.Buckets = append(res.Buckets, b)
+	}
+	res.BackwardEndMs = fwd + cfg.BackwardMs
+	res.CommEndMs = max(commFree, res.BackwardEndMs)
+	if n <= 1 {
+		res.CommEndMs = res.BackwardEndMs
+	}
+	res.ExposedCommMs = res.CommEndMs - res.BackwardEndMs
+	optStart := res.CommEndMs
+	res.StepMs = optStart + cfg.OptimizerMs
+	if cfg.OptimizerMs > 0 {
+		compute = append(compute, Span{Lane: LaneCompute, Kind: KindOptimizer, Label: "optimizer", StartMs: optStart, EndMs: res.StepMs})
+	}
+	res.SingleGPUStepMs = fwd + cfg.BackwardMs + cfg.OptimizerMs
+	if res.StepMs > 0 {
+		res.Speedup = float64(n) * res.SingleGPUStepMs / res.StepMs
+		res.Efficiency = res.Speedup / float64(n)
+	}
+	markExposed(compute, comms)
+	res.Timeline = Timeline{Spans: append(compute, comms...), StepMs: res.StepMs}
+	return res, nil
+}
+
+// SolveDDPCompute finds the compute scale at which the DDP speedup of cfg
+// reaches target: forward, backward and optimizer times are all multiplied
+// by the same factor (keeping cfg's ratios), found by bisection on a log
+// scale. It returns the scaled config and its projection. The speedup grows
+// with the compute time (more compute hides more communication) towards
+// the GPU count, so targets at or above it, or below the speedup of a
+// nearly compute-free step, have no solution.
+func SolveDDPCompute(ctx context.Context, cfg DDPConfig, comm Comm, target float64) (DDPConfig, *DDPResult, error) {
+	if cfg.ForwardMs+cfg.BackwardMs+cfg.OptimizerMs <= 0 {
+		return cfg, nil, errors.New("ddp solve: the compute times are all zero; give their ratio")
+	}
+	n := float64(comm.NRanks())
+	if !(target > 0) || target >= n {
+		return cfg, nil, fmt.Errorf("ddp solve: target speedup %v outside (0, %v)", target, n)
+	}
+	scaled := func(k float64) DDPConfig {
+		c := cfg
+		c.ForwardMs, c.BackwardMs, c.OptimizerMs = cfg.ForwardMs*k, cfg.BackwardMs*k, cfg.OptimizerMs*k
+		return c
+	}
+	speed := func(k float64) (float64, *DDPResult, error) {
+		r, err := ProjectDDP(ctx, scaled(k), comm)
+		if err != nil {
+			return 0, nil, err
+		}
+		return r.Speedup, r, nil
+	}
+	lo, hi := 1e-9, 1e9
+	slo, _, err := speed(lo)
+	if err != nil {
+		return cfg, nil, err
+	}
+	if slo >= target {
+		return cfg, nil, fmt.Errorf("ddp solve: speedup %.3g even with almost no compute; target %v is below it", slo, target)
+	}
+	shi, _, err := speed(hi)
+	if err != nil {
+		return cfg, nil, err
+	}
+	if shi < target {
+		return cfg, nil, fmt.Errorf("ddp solve: speedup %.3g at most; target %v is out of reach", shi, target)
+	}
+	for i := 0; i < 80 && hi/lo > 1+1e-9; i++ {
+		mid := math.Sqrt(lo * hi)
+		s, _, err := speed(mid)
+		if err != nil {
+			return cfg, nil, err
+		}
+		if s < target {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	_, r, err := speed(hi)
+	if err != nil {
+		return cfg, nil, err
+	}
+	return scaled(hi), r, nil
+}
