@@ -24,9 +24,9 @@ import (
 	"github.com/distributed-nav/distributed-nav/generator/build"
 	"github.com/distributed-nav/distributed-nav/generator/crosslink"
 	"github.com/distributed-nav/distributed-nav/generator/envtable"
+	"github.com/distributed-nav/distributed-nav/generator/handbook"
 	"github.com/distributed-nav/distributed-nav/generator/searchdb"
 	"github.com/distributed-nav/distributed-nav/generator/sources"
-	"github.com/distributed-nav/distributed-nav/generator/handbook"
 )
 
 type command struct {
