@@ -249,6 +249,9 @@ func Run(ctx context.Context, opts Options) error {
 	if err := t.Write(opts.SiteDir); err != nil {
 		return fmt.Errorf("write site tree: %w", err)
 	}
+	if err := os.MkdirAll(filepath.Join(opts.SiteDir, "static"), 0o755); err != nil {
+		return fmt.Errorf("write search database: %w", err)
+	}
 	if err := searchdb.Build(ctx, filepath.Join(opts.SiteDir, "static", "search.db"), b.records); err != nil {
 		return fmt.Errorf("write search database: %w", err)
 	}

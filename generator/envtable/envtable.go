@@ -168,7 +168,7 @@ func HTML(rows []Row, link Linker) string {
 	}
 	b.WriteString(`</select> <label><input id="env-d" type="checkbox"> debugging-only knobs only</label> <output id="env-n" aria-live="polite"></output></div>`)
 	b.WriteString("\n")
-	b.WriteString(`<table class="env-table" id="env-table"><thead><tr><th scope="col">Variable</th><th scope="col">Read by</th><th scope="col">Component</th><th scope="col">Default</th><th scope="col">Type</th><th scope="col">Meaning</th><th scope="col">Source</th></tr></thead><tbody>`)
+	b.WriteString(`<div class="table-scroll" role="region" aria-label="Environment variables" tabindex="0"><table class="env-table" id="env-table"><thead><tr><th scope="col">Variable</th><th scope="col">Read by</th><th scope="col">Component</th><th scope="col">Default</th><th scope="col">Type</th><th scope="col">Meaning</th><th scope="col">Source</th></tr></thead><tbody>`)
 	for _, r := range rows {
 		fmt.Fprintf(&b, `<tr id="%s" data-component="%s" data-debug="%t"><th scope="row"><code>%s</code>`,
 			html.EscapeString(r.Anchor()), html.EscapeString(r.Component), r.DebugOnly, html.EscapeString(r.Name))
@@ -200,6 +200,6 @@ func HTML(rows []Row, link Linker) string {
 		}
 		b.WriteString("</td></tr>")
 	}
-	b.WriteString("</tbody></table>\n")
+	b.WriteString("</tbody></table></div>\n")
 	return b.String()
 }

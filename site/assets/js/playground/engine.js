@@ -1,0 +1,134 @@
+// Engine: the page's handle on the Go wasm module, which runs in a worker
+// (worker.js). Calls run one at a time; a newer call with the same key
+// replaces one still waiting; cancel() stops a long call by restarting the
+// worker from the already compiled module.
+
+export class Engine {
+  constructor({ wasmURL, execURL, workerURL }) {
+    this.wasmURL = wasmURL;
+    this.execURL = execURL;
+    this.workerURL = workerURL;
+    this.module = null;
+    this.worker = null;
+    this.ready = null;
+    this.seq = 0;
+    this.current = null; // {id, fn, req, resolve, reject, onProgress, t0}
+    this.queue = [];
+    this.info = null;
+  }
+
+  // start compiles the module and starts the worker; it resolves to
+  // {version, presets}.
+  async start() {
+    if (!this.module) {
+      const resp = await fetch(this.wasmURL);
+      if (!resp.ok) {
+        throw new Error(`cannot load the playground module (HTTP ${resp.status})`);
+      }
+      this.module = await (WebAssembly.compileStreaming
+        ? WebAssembly.compileStreaming(resp)
+        : resp.arrayBuffer().then((b) => WebAssembly.compile(b)));
+    }
+    return this.spawn();
+  }
+
+  spawn() {
+    const w = new Worker(this.workerURL);
+    this.worker = w;
+    this.ready = new Promise((resolve, reject) => {
+      w.onmessage = (ev) => {
+        const m = ev.data;
+        if (m.type === 'ready') {
+          this.info = { version: m.version, presets: JSON.parse(m.presets) };
+          w.onmessage = (e) => this.onMessage(e.data);
+          resolve(this.info);
+        } else if (m.type === 'fatal') {
+          reject(new Error(m.message));
+        }
+      };
+      w.onerror = (ev) => reject(new Error(ev.message || 'the playground worker could not start'));
+    });
+    w.postMessage({ type: 'init', execURL: this.execURL, module: this.module });
+    return this.ready;
+  }
+
+  onMessage(m) {
+    const c = this.current;
+    if (m.type === 'fatal') {
+      if (c) {
+        c.reject(new Error(m.message));
+        this.current = null;
+      }
+      this.restart();
+      return;
+    }
+    if (!c || m.id !== c.id) {
+      return;
+    }
+    if (m.type === 'progress') {
+      if (c.onProgress) c.onProgress(m);
+    } else if (m.type === 'result') {
+      this.current = null;
+      let data;
+      try {
+        data = JSON.parse(m.json);
+      } catch (e) {
+        data = { raw: m.json };
+      }
+      c.resolve({ data, ms: m.ms, total: performance.now() - c.t0 });
+      this.next();
+    }
+  }
+
+  // call runs fn(req) in the worker. key: calls with the same key replace
+  // each other while waiting (only the latest input matters).
+  call(fn, req, { key = fn, onProgress } = {}) {
+    return new Promise((resolve, reject) => {
+      const job = { fn, req, key, resolve, reject, onProgress, t0: performance.now() };
+      this.queue = this.queue.filter((q) => {
+        if (q.key === key) {
+          q.resolve({ superseded: true });
+          return false;
+        }
+        return true;
+      });
+      this.queue.push(job);
+      this.next();
+    });
+  }
+
+  next() {
+    if (this.current || this.queue.length === 0) return;
+    this.ready.then(() => {
+      if (this.current || this.queue.length === 0) return;
+      const job = this.queue.shift();
+      job.id = ++this.seq;
+      job.started = performance.now();
+      this.current = job;
+      this.worker.postMessage({ type: 'call', id: job.id, fn: job.fn, req: job.req });
+    }, (err) => {
+      const q = this.queue;
+      this.queue = [];
+      q.forEach((j) => j.reject(err));
+    });
+  }
+
+  // busyFor returns how long the running call has taken (ms), or 0.
+  busyFor() {
+    return this.current ? performance.now() - this.current.started : 0;
+  }
+
+  // cancel stops the running call (its promise resolves {cancelled: true})
+  // and restarts the worker.
+  cancel() {
+    const c = this.current;
+    this.current = null;
+    if (c) c.resolve({ cancelled: true });
+    this.restart();
+  }
+
+  restart() {
+    if (this.worker) this.worker.terminate();
+    this.spawn().then(() => this.next(), () => {});
+  }
+}

@@ -1,0 +1,90 @@
+// The NCCL environment inputs: a free-form text area (one NAME=VALUE per
+// line) and, optionally, dedicated controls for a few variables. Each
+// variable's problems are shown next to the control it came from.
+import { h, field, setError } from './ui.js';
+
+export const MAX_ENV_LINES = 64;
+
+// envEditor builds the controls. dedicated: [{name, label, type: 'text' |
+// 'number' | 'check', hint, placeholder}] — their values are taken out of
+// the state's env list.
+export function envEditor({ state, dedicated = [], onChange }) {
+  const env = (state.env || []).slice();
+  const fields = {};
+  const controls = [];
+  let timer = 0;
+  const changed = (delay) => {
+    clearTimeout(timer);
+    timer = delay ? setTimeout(onChange, delay) : 0;
+    if (!delay) onChange();
+  };
+  for (const d of dedicated) {
+    const i = env.findIndex((e) => e.split('=')[0].trim() === d.name);
+    const value = i >= 0 ? env[i].slice(env[i].indexOf('=') + 1) : '';
+    if (i >= 0) env.splice(i, 1);
+    let control;
+    if (d.type === 'check') {
+      control = h('input', { type: 'checkbox', name: d.name });
+      control.checked = value === '1';
+      control.addEventListener('change', () => changed(0));
+    } else {
+      control = h('input', { type: d.type === 'number' ? 'number' : 'text', name: d.name, placeholder: d.placeholder || '', spellcheck: 'false', autocomplete: 'off' });
+      if (d.type === 'number') {
+        control.min = '1';
+        control.max = '64';
+      }
+      control.value = value;
+      control.addEventListener('input', () => changed(d.type === 'number' ? 0 : 200));
+      control.addEventListener('change', () => changed(0));
+    }
+    const f = field({ label: d.label, control, hint: d.hint, check: d.type === 'check' });
+    fields[d.name] = { f, d, control };
+    controls.push(f.wrap);
+  }
+  const area = h('textarea', { name: 'env', rows: 3, spellcheck: 'false', autocomplete: 'off', placeholder: 'NCCL_NET_GDR_LEVEL=PHB' });
+  area.value = env.join('\n');
+  area.addEventListener('input', () => changed(300));
+  area.addEventListener('change', () => changed(0));
+  const fArea = field({ label: dedicated.length ? 'Other NCCL variables' : 'NCCL environment', control: area, wide: true, hint: 'One NAME=VALUE per line, with NCCL’s own syntax.' });
+  controls.push(fArea.wrap);
+  const warn = h('ul', { class: 'pg-notes', 'aria-live': 'polite' });
+  controls.push(warn);
+
+  return {
+    controls,
+    // list returns the assignments, dedicated controls last (they win), or
+    // {error} for malformed lines.
+    list() {
+      const lines = area.value.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+      if (lines.length > MAX_ENV_LINES) return { error: { field: 'env', message: `At most ${MAX_ENV_LINES} variables.` } };
+      for (const l of lines) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*\s*=/.test(l)) {
+          return { error: { field: 'env', message: `“${l.slice(0, 60)}” is not NAME=VALUE.` } };
+        }
+      }
+      const out = lines.slice();
+      for (const { d, control } of Object.values(fields)) {
+        if (d.type === 'check') {
+          if (control.checked) out.push(`${d.name}=1`);
+        } else if (control.value.trim() !== '') {
+          out.push(`${d.name}=${control.value.trim()}`);
+        }
+      }
+      return { env: out };
+    },
+    fieldFor(err) {
+      if (err.field !== 'env') return null;
+      if (err.name && fields[err.name]) return fields[err.name].f;
+      return fArea;
+    },
+    clearErrors() {
+      setError(fArea, '');
+      Object.values(fields).forEach(({ f }) => setError(f, ''));
+    },
+    // showProblems lists the model's warnings (deprecated names, clamped
+    // values) under the inputs.
+    showProblems(problems) {
+      warn.replaceChildren(...(problems || []).map((p) => h('li', {}, `${p.severity}: ${p.name}: ${p.message}`)));
+    },
+  };
+}

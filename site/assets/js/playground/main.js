@@ -1,0 +1,136 @@
+// Playground entry point (one per playground page). The page carries the
+// static, no-JavaScript view in #pg-static and an empty #pg-app with data
+// attributes: widget, preset (the default), wasm, exec and worker URLs.
+// This module starts the Go wasm module in a worker, builds the widget's
+// controls, and from then on every input change asks the module and
+// redraws; the static view is hidden once the live one works.
+import { Engine } from './engine.js';
+import { h, setError, markRendered } from './ui.js';
+import { readState, writeState, decodeXML } from './state.js';
+import { topologyWidget } from './topology.js';
+import { algorithmsWidget } from './algorithms.js';
+import { estimatorWidget } from './estimator.js';
+import { stepWidget } from './step.js';
+import { doctorWidget } from './doctor.js';
+
+const widgets = {
+  topology: topologyWidget,
+  algorithms: algorithmsWidget,
+  estimator: estimatorWidget,
+  step: stepWidget,
+  doctor: doctorWidget,
+};
+
+// A call that takes longer than this shows progress and a Cancel button.
+const SHOW_PROGRESS_MS = 200;
+
+function abs(url) {
+  return new URL(url, document.baseURI).href;
+}
+
+async function boot() {
+  const app = document.getElementById('pg-app');
+  if (!app) return;
+  const make = widgets[app.dataset.widget];
+  if (!make) return;
+  const staticView = document.getElementById('pg-static');
+  const loading = h('p', { class: 'pg-loading', role: 'status' }, 'Loading the interactive playground…');
+  app.before(loading);
+
+  const engine = new Engine({ wasmURL: abs(app.dataset.wasm), execURL: abs(app.dataset.exec), workerURL: abs(app.dataset.worker) });
+  let info;
+  try {
+    info = await engine.start();
+  } catch (e) {
+    loading.textContent = `The interactive playground could not start (${e.message}); the results below are the static view of the default system.`;
+    return;
+  }
+  const state = readState();
+  const xml = await decodeXML();
+  const w = make({ engine, presets: info.presets, version: info.version, state, xml, defaultPreset: app.dataset.preset || info.presets[0].name, update: () => update() });
+
+  const general = h('p', { class: 'pg-error', role: 'alert' });
+  const timing = h('span', { class: 'pg-hint', id: 'pg-timing' });
+  const progress = h('progress', { hidden: true, 'aria-label': 'Search progress' });
+  const progressText = h('span', { role: 'status' });
+  const cancel = h('button', { type: 'button', class: 'pg-button', hidden: true }, 'Cancel');
+  const status = h('div', { class: 'pg-status' }, progress, progressText, cancel, timing);
+  const form = h('form', { class: 'pg-controls', 'aria-label': 'Inputs', onsubmit: (e) => e.preventDefault() }, w.controls);
+  app.replaceChildren(form, general, status, w.outputs);
+  app.hidden = false;
+  loading.remove();
+  if (staticView) staticView.hidden = true;
+
+  let busyTimer = 0;
+  let pending = 0;
+  const setBusy = (on) => {
+    clearTimeout(busyTimer);
+    if (!on) {
+      progress.hidden = true;
+      cancel.hidden = true;
+      progressText.textContent = '';
+      return;
+    }
+    busyTimer = setTimeout(() => {
+      progress.hidden = false;
+      progress.removeAttribute('value');
+      cancel.hidden = false;
+      progressText.textContent = 'Searching…';
+    }, SHOW_PROGRESS_MS);
+  };
+  cancel.addEventListener('click', () => {
+    engine.cancel();
+    setBusy(false);
+    progressText.textContent = 'Cancelled; the results shown are from the previous input.';
+  });
+
+  async function update() {
+    const t0 = performance.now();
+    w.clearErrors();
+    general.textContent = '';
+    const job = w.request();
+    if (job.error) {
+      showError(job.error);
+      markRendered();
+      return;
+    }
+    const token = ++pending;
+    // A long call still running: stop it, the input it answers is stale.
+    if (engine.busyFor() > SHOW_PROGRESS_MS) engine.cancel();
+    setBusy(true);
+    const r = await engine.call(job.fn, job.req, {
+      key: 'main',
+      onProgress: (m) => {
+        progressText.textContent = `Searching… ${(m.ms / 1000).toFixed(1)} s`;
+      },
+    });
+    if (r.superseded || r.cancelled || token !== pending) return;
+    setBusy(false);
+    const d = r.data;
+    if (d.error) {
+      showError(d.error);
+      markRendered(performance.now() - t0);
+      return;
+    }
+    w.render(d);
+    const ms = performance.now() - t0;
+    timing.textContent = `Updated in ${ms.toFixed(0)} ms (model ${r.ms.toFixed(0)} ms).`;
+    markRendered(ms);
+    const frag = w.fragment ? await w.fragment() : undefined;
+    writeState(w.state(), frag);
+  }
+
+  function showError(err) {
+    const f = w.fieldFor(err);
+    if (f) {
+      setError(f, err.message);
+    } else {
+      general.textContent = err.message;
+    }
+    w.onError && w.onError(err);
+  }
+
+  update();
+}
+
+boot();

@@ -1,0 +1,85 @@
+// Page state in the URL: every input of a widget is a query parameter
+// (env repeats: ?env=NCCL_ALGO%3DRing&env=...), so a shared link reproduces
+// the view. A pasted topology travels in the fragment (#xml=...), deflated
+// and base64url-encoded, when it is small enough for a link.
+
+export const MAX_LINK_XML = 24 * 1024; // encoded characters
+
+export function readState() {
+  const q = new URLSearchParams(window.location.search);
+  const st = {};
+  for (const [k, v] of q) {
+    if (k === 'env') {
+      (st.env = st.env || []).push(v);
+    } else {
+      st[k] = v;
+    }
+  }
+  return st;
+}
+
+// writeState replaces the current history entry's query with st (keys with
+// empty values are left out) and sets or clears the #xml fragment.
+export function writeState(st, xmlFragment) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(st)) {
+    if (v === undefined || v === null || v === '') continue;
+    if (Array.isArray(v)) {
+      v.filter((x) => x !== '').forEach((x) => q.append(k, x));
+    } else {
+      q.set(k, String(v));
+    }
+  }
+  const qs = q.toString();
+  let hash = window.location.hash;
+  if (xmlFragment !== undefined) hash = xmlFragment ? `#xml=${xmlFragment}` : '';
+  const url = `${window.location.pathname}${qs ? `?${qs}` : ''}${hash}`;
+  if (url !== `${window.location.pathname}${window.location.search}${window.location.hash}`) {
+    window.history.replaceState(null, '', url);
+  }
+}
+
+function toB64url(bytes) {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    s += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function fromB64url(s) {
+  const b = atob(s.replace(/-/g, '+').replace(/_/g, '/'));
+  const out = new Uint8Array(b.length);
+  for (let i = 0; i < b.length; i++) out[i] = b.charCodeAt(i);
+  return out;
+}
+
+async function pipe(bytes, stream) {
+  const r = new Blob([bytes]).stream().pipeThrough(stream);
+  return new Uint8Array(await new Response(r).arrayBuffer());
+}
+
+// encodeXML returns the fragment value for xml, or '' when it is too big
+// for a link (or compression is unavailable).
+export async function encodeXML(xml) {
+  if (!xml || typeof CompressionStream === 'undefined') return '';
+  try {
+    const z = await pipe(new TextEncoder().encode(xml), new CompressionStream('deflate-raw'));
+    const s = toB64url(z);
+    return s.length <= MAX_LINK_XML ? s : '';
+  } catch (e) {
+    return '';
+  }
+}
+
+// decodeXML reads the #xml fragment of the current URL, or returns ''.
+export async function decodeXML() {
+  const m = /^#xml=([A-Za-z0-9_-]+)$/.exec(window.location.hash);
+  if (!m || typeof DecompressionStream === 'undefined' || m[1].length > MAX_LINK_XML) return '';
+  try {
+    const raw = await pipe(fromB64url(m[1]), new DecompressionStream('deflate-raw'));
+    return new TextDecoder().decode(raw);
+  } catch (e) {
+    return '';
+  }
+}

@@ -1,0 +1,146 @@
+// The system picker every widget shares: a preset or a pasted / dropped /
+// loaded topology XML, the node count and the P2P support the driver
+// reports. Inputs are checked here first (size, number format) so that an
+// absurd input never reaches the module; the module checks again.
+import { h, field, select, setError } from './ui.js';
+import { encodeXML } from './state.js';
+
+export const MAX_XML = 2 * 1024 * 1024; // as api.MaxXMLBytes
+export const MAX_NODES = 65536; // as topo.MaxHosts
+const CUSTOM = '__xml__';
+
+export function systemPicker({ presets, state, xml, defaultPreset, engine, onChange }) {
+  const names = presets.map((p) => p.name);
+  let current = state.preset && names.includes(state.preset) ? state.preset : defaultPreset;
+  if (xml) current = CUSTOM;
+  const opts = presets.map((p) => [p.name, p.name]);
+  opts.push([CUSTOM, 'Your topology XML…']);
+  const presetSel = select(opts, current);
+  presetSel.name = 'preset';
+  const fPreset = field({ label: 'System', control: presetSel, hint: '' });
+  const describe = () => {
+    const p = presets.find((x) => x.name === presetSel.value);
+    fPreset.hint.textContent = p ? p.description : 'Paste, drop or load the file NCCL_TOPO_DUMP_FILE wrote on your machine.';
+  };
+  describe();
+
+  const area = h('textarea', { class: 'pg-xml', name: 'xml', spellcheck: 'false', autocomplete: 'off', rows: 8 });
+  area.value = xml || '';
+  const fXML = field({ label: 'Topology XML', control: area, wide: true, hint: 'Drop a file here, or load one below. The text stays in your browser.' });
+  const file = h('input', { type: 'file', name: 'xmlfile', accept: '.xml,text/xml,application/xml' });
+  const fFile = field({ label: 'Load an XML file', control: file });
+  const fromPreset = h('button', { type: 'button', class: 'pg-button' }, 'Start from a preset’s XML');
+  const custom = h('div', { class: 'pg-field wide' }, fXML.wrap, h('div', { class: 'pg-toolbar' }, fFile.wrap, fromPreset));
+  let xmlName = state.xmlname || 'topology.xml';
+
+  const nodes = h('input', { type: 'number', name: 'nodes', min: 1, max: MAX_NODES, step: 1, inputmode: 'numeric', value: state.nodes || '1' });
+  const fNodes = field({ label: 'Nodes', control: nodes, hint: 'identical hosts' });
+  const p2p = select([['auto', 'from the topology'], ['all', 'all pairs'], ['none', 'none (GeForce)'], ['nvlink', 'NVLink pairs only']], state.p2p || 'auto');
+  p2p.name = 'p2p';
+  const fP2P = field({ label: 'P2P the driver allows', control: p2p });
+
+  const el = h('fieldset', {}, h('legend', { class: 'visually-hidden' }, 'System'), fPreset.wrap, fNodes.wrap, fP2P.wrap, custom);
+  const showCustom = () => {
+    custom.hidden = presetSel.value !== CUSTOM;
+  };
+  showCustom();
+
+  let timer = 0;
+  const changed = (delay = 0) => {
+    clearTimeout(timer);
+    if (delay) timer = setTimeout(onChange, delay);
+    else onChange();
+  };
+  presetSel.addEventListener('change', () => {
+    describe();
+    showCustom();
+    changed();
+  });
+  nodes.addEventListener('input', () => changed());
+  p2p.addEventListener('change', () => changed());
+  area.addEventListener('input', () => changed(250));
+  area.addEventListener('change', () => changed());
+  const loadText = (text, name) => {
+    area.value = text;
+    xmlName = (name || 'topology.xml').replace(/[^A-Za-z0-9._-]/g, '_');
+    presetSel.value = CUSTOM;
+    describe();
+    showCustom();
+    changed();
+  };
+  const readFile = (f) => {
+    if (!f) return;
+    if (f.size > MAX_XML) {
+      setError(fXML, `The file is ${(f.size / 1048576).toFixed(1)} MB; the limit is 2 MiB (a real dump is well under 100 KB).`);
+      return;
+    }
+    f.text().then((t) => loadText(t, f.name), () => setError(fXML, 'The file could not be read.'));
+  };
+  file.addEventListener('change', () => readFile(file.files && file.files[0]));
+  area.addEventListener('dragover', (ev) => {
+    ev.preventDefault();
+    area.classList.add('pg-drop');
+  });
+  area.addEventListener('dragleave', () => area.classList.remove('pg-drop'));
+  area.addEventListener('drop', (ev) => {
+    ev.preventDefault();
+    area.classList.remove('pg-drop');
+    const f = ev.dataTransfer && ev.dataTransfer.files && ev.dataTransfer.files[0];
+    if (f) readFile(f);
+  });
+  fromPreset.addEventListener('click', async () => {
+    const name = current !== CUSTOM ? current : defaultPreset;
+    const r = await engine.call('presetXML', name, { key: 'presetXML' });
+    if (r.data && typeof r.data.raw === 'string') loadText(r.data.raw, `${name}.xml`);
+  });
+  presetSel.addEventListener('change', () => {
+    if (presetSel.value !== CUSTOM) current = presetSel.value;
+  });
+
+  const fields = { preset: fPreset, xml: fXML, nodes: fNodes, p2p: fP2P };
+  return {
+    el,
+    fields,
+    // request returns the system part of a request, or {error} when an
+    // input is rejected before reaching the module.
+    request() {
+      const req = { p2p: p2p.value };
+      const n = nodes.value.trim();
+      if (n === '' || !/^\d+$/.test(n) || Number(n) < 1 || Number(n) > MAX_NODES) {
+        return { error: { field: 'nodes', message: `Nodes: a whole number from 1 to ${MAX_NODES}.` } };
+      }
+      req.nodes = Number(n);
+      if (presetSel.value === CUSTOM) {
+        const text = area.value;
+        if (text.trim() === '') return { error: { field: 'xml', message: 'Paste a topology XML, drop a file here, or load one.' } };
+        if (text.length > MAX_XML) {
+          return { error: { field: 'xml', message: `The text is ${(text.length / 1048576).toFixed(1)} MB; the limit is 2 MiB (a real dump is well under 100 KB).` } };
+        }
+        req.xml = text;
+        req.xmlName = xmlName;
+      } else {
+        req.preset = presetSel.value;
+      }
+      return req;
+    },
+    // state returns the URL parameters of the picker.
+    state() {
+      return {
+        preset: presetSel.value === CUSTOM ? '' : presetSel.value,
+        xmlname: presetSel.value === CUSTOM && xmlName !== 'topology.xml' ? xmlName : '',
+        nodes: nodes.value !== '1' ? nodes.value : '',
+        p2p: p2p.value !== 'auto' ? p2p.value : '',
+      };
+    },
+    isCustom: () => presetSel.value === CUSTOM,
+    xmlText: () => area.value,
+    xmlName: () => xmlName,
+    async fragment() {
+      if (presetSel.value !== CUSTOM) return '';
+      return encodeXML(area.value);
+    },
+    clearErrors() {
+      Object.values(fields).forEach((f) => setError(f, ''));
+    },
+  };
+}

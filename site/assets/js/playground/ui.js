@@ -1,0 +1,150 @@
+// Small DOM helpers shared by the widgets. Text from the model (names from
+// a pasted XML, notes, messages) always goes through textContent; only the
+// figures and tables produced by the Go side (playground/figure, which
+// escapes every name) are inserted as HTML.
+
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k === 'text') el.textContent = v;
+    else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    else if (v === true) el.setAttribute(k, '');
+    else el.setAttribute(k, String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+let uid = 0;
+export function newID(prefix) {
+  uid += 1;
+  return `${prefix}-${uid}`;
+}
+
+// field wraps a control with its label, an optional hint and an error line
+// that setError fills; the control is described by both.
+export function field({ label, control, hint, wide = false, check = false }) {
+  const id = control.id || newID('pg-f');
+  control.id = id;
+  const err = h('p', { class: 'pg-error', id: `${id}-err`, 'aria-live': 'polite' });
+  const described = [err.id];
+  let hintEl = null;
+  if (hint !== undefined && hint !== null) {
+    hintEl = h('span', { class: 'pg-hint', id: `${id}-hint` }, hint);
+    described.push(hintEl.id);
+  }
+  control.setAttribute('aria-describedby', described.join(' '));
+  const lab = h('label', { for: id }, label);
+  const wrap = check
+    ? h('div', { class: 'pg-field check' }, control, lab, err)
+    : h('div', { class: `pg-field${wide ? ' wide' : ''}` }, lab, control, hintEl, err);
+  return { wrap, control, err, hint: hintEl };
+}
+
+export function setError(f, message) {
+  if (!f) return;
+  f.err.textContent = message || '';
+  if (message) f.control.setAttribute('aria-invalid', 'true');
+  else f.control.removeAttribute('aria-invalid');
+}
+
+export function select(options, value) {
+  const s = h('select');
+  for (const o of options) {
+    const [v, text] = Array.isArray(o) ? o : [o, o];
+    const opt = h('option', { value: v }, text);
+    if (String(v) === String(value)) opt.selected = true;
+    s.append(opt);
+  }
+  return s;
+}
+
+// section returns a titled region with a body to fill.
+export function section(title, id) {
+  const hid = newID('pg-h');
+  const body = h('div', { class: 'pg-section-body' });
+  const el = h('section', { class: 'pg-section', 'aria-labelledby': hid, id }, h('h2', { id: hid }, title), body);
+  return { el, body };
+}
+
+// fill replaces an element's children, skipping null, undefined and false.
+export function fill(el, ...kids) {
+  el.replaceChildren(...kids.flat().filter((k) => k !== null && k !== undefined && k !== false));
+}
+
+// setHTML replaces an element's content with trusted markup from the Go side.
+export function setHTML(el, html) {
+  el.innerHTML = html;
+}
+
+// commandBar shows the ncclsim line with a copy button and a live status.
+export function commandBar() {
+  const code = h('code', { class: 'pg-command', id: newID('pg-cmd') });
+  const status = h('span', { role: 'status', class: 'pg-hint' });
+  const btn = h('button', { type: 'button', class: 'pg-button' }, 'Copy as command');
+  btn.addEventListener('click', async () => {
+    const text = code.textContent;
+    try {
+      await navigator.clipboard.writeText(text);
+      status.textContent = 'Copied.';
+    } catch (e) {
+      const r = document.createRange();
+      r.selectNodeContents(code);
+      const sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(r);
+      status.textContent = 'Selected: press Ctrl+C to copy.';
+    }
+  });
+  const wrap = h('div', { class: 'pg-toolbar' }, h('span', { class: 'pg-hint' }, 'Same numbers from the command line:'), code, btn, status);
+  return {
+    el: wrap,
+    set(cmd) {
+      code.textContent = cmd || '';
+      status.textContent = '';
+    },
+  };
+}
+
+// list renders strings as a <ul>, or nothing when empty.
+export function list(items, cls = 'pg-notes') {
+  if (!items || items.length === 0) return null;
+  return h('ul', { class: cls }, items.map((s) => h('li', {}, s)));
+}
+
+// kv renders a description list from [term, value] pairs.
+export function kv(pairs) {
+  return h('dl', { class: 'pg-kv' }, pairs.filter(Boolean).flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+}
+
+export function fmt(v, digits = 2) {
+  if (v === null || v === undefined || Number.isNaN(v)) return '–';
+  return Number(v).toFixed(digits);
+}
+
+export function bytes(n) {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let u = 0;
+  let v = n;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u += 1;
+  }
+  const s = Number.isInteger(v) ? String(v) : v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2);
+  return `${s} ${units[u]}`;
+}
+
+// markRendered records that a widget finished an update: tests and the
+// timing display read window.__pg.
+export function markRendered(ms) {
+  const pg = (window.__pg = window.__pg || { renders: 0, times: [] });
+  pg.renders += 1;
+  pg.lastEnd = performance.now();
+  if (ms !== undefined) pg.times.push(ms);
+  document.documentElement.dataset.pgRenders = String(pg.renders);
+}

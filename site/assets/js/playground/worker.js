@@ -1,0 +1,63 @@
+// Playground worker (a classic worker, built by Hugo as an IIFE). It runs
+// the Go wasm module (playground/wasm) so that the page never blocks, even
+// during a long graph search. Started by engine.js.
+//
+// Messages in:
+//   {type: 'init', execURL, module}     module: a compiled WebAssembly.Module
+//   {type: 'call', id, fn, req}         fn: 'topo' | 'tune' | 'estimate' | ...
+// Messages out:
+//   {type: 'ready', version, presets}   presets: JSON text of distnav.presets()
+//   {type: 'progress', id, polls, ms}   during a search, at most every 100 ms
+//   {type: 'result', id, json, ms}      json: the text the Go function returned
+//   {type: 'fatal', message}            the module could not start or stopped
+/* global Go */
+'use strict';
+
+let api = null;
+
+async function init(execURL, module) {
+  importScripts(execURL);
+  const go = new Go();
+  const instance = await WebAssembly.instantiate(module, go.importObject);
+  go.run(instance).then(() => {
+    api = null;
+    self.postMessage({ type: 'fatal', message: 'the playground module stopped' });
+  });
+  // main() has registered globalThis.distnav before it blocks.
+  api = self.distnav;
+  if (!api) {
+    throw new Error('the playground module did not register its API');
+  }
+  self.postMessage({ type: 'ready', version: api.version, presets: api.presets() });
+}
+
+function call(id, fn, req) {
+  const t0 = performance.now();
+  if (!api || typeof api[fn] !== 'function') {
+    self.postMessage({ type: 'result', id, json: JSON.stringify({ error: { field: '', message: `unknown function ${fn}` } }), ms: 0 });
+    return;
+  }
+  let arg = req;
+  if (req && typeof req === 'object' && !Array.isArray(req)) {
+    arg = Object.assign({}, req, {
+      onProgress: (polls) => self.postMessage({ type: 'progress', id, polls, ms: performance.now() - t0 }),
+    });
+  }
+  let json;
+  try {
+    json = api[fn](arg);
+  } catch (e) {
+    // The Go side recovers its own panics; this catches a dead runtime.
+    json = JSON.stringify({ error: { field: '', message: `the playground module failed: ${e && e.message ? e.message : e}` } });
+  }
+  self.postMessage({ type: 'result', id, json, ms: performance.now() - t0 });
+}
+
+self.onmessage = (ev) => {
+  const m = ev.data || {};
+  if (m.type === 'init') {
+    init(m.execURL, m.module).catch((e) => self.postMessage({ type: 'fatal', message: String(e && e.message ? e.message : e) }));
+  } else if (m.type === 'call') {
+    call(m.id, m.fn, m.req);
+  }
+};
