@@ -46,7 +46,7 @@ func (b *builder) cardPages(c *skill.Card, weight int) sitetree.NavItem {
 				continue
 			}
 			u := sectionURL(c, s)
-			b.add(&sitetree.Page{URL: u, Title: s.Title, Body: s.Source, File: c.Path, Line: s.SourceLine,
+			b.add(&sitetree.Page{URL: u, Title: s.Title, Body: s.Source + b.sectionDeepDive(s.Title), File: c.Path, Line: s.SourceLine,
 				Description: fmt.Sprintf("The card's %q section.", s.Title), Params: cardParams(c, s.Title)})
 			nav.Children = append(nav.Children, sitetree.NavItem{Title: s.Title, URL: u})
 			fmt.Fprintf(&overview, "- [%s](%s)\n", s.Title, u)
@@ -131,6 +131,29 @@ func (b *builder) subsystemPage(c *skill.Card, s *skill.Subsystem, u string) *si
 	return &sitetree.Page{URL: u, Title: fmt.Sprintf("%d. %s", s.Number, s.ShortName), Weight: s.Number,
 		Description: fmt.Sprintf("Card subsystem %d: %s.", s.Number, s.Name), Body: body.String(),
 		File: c.Path, Line: s.Line, Params: params}
+}
+
+// sectionDeepDive lists the notes, or note sections, that explain a
+// top-level card section (front matter card_sections, or a heading's
+// section="..." attribute).
+func (b *builder) sectionDeepDive(title string) string {
+	var links []string
+	for _, n := range b.notes {
+		for _, cs := range n.CardSections {
+			if cs == title {
+				links = append(links, fmt.Sprintf("the note [%s](%s)", n.Title, noteURL(n)))
+			}
+		}
+		for _, sec := range n.Sections {
+			if sec.CardSection == title {
+				links = append(links, fmt.Sprintf("[%s](%s#%s) in *%s*", sec.Title, noteURL(n), sec.ID, n.Title))
+			}
+		}
+	}
+	if len(links) == 0 {
+		return ""
+	}
+	return "\n## Deep dive\n\nExplained, checked against the sources and the published measurements, in " + strings.Join(links, " and ") + ".\n"
 }
 
 // noteSectionFor finds the note section whose subsystem attribute names s,

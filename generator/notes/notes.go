@@ -33,6 +33,9 @@ type Note struct {
 	Weight      int
 	// Layer groups notes in the navigation ("pytorch", "nccl", ...).
 	Layer string
+	// CardSections names top-level card sections the whole note explains
+	// (front matter card_sections).
+	CardSections []string
 	// Body is the Markdown after the front matter.
 	Body string
 	// BodyLine is the 1-based file line where Body starts.
@@ -51,6 +54,9 @@ type Section struct {
 	// Subsystem is the card subsystem this section explains, from the
 	// heading's subsystem="..." attribute; empty for other sections.
 	Subsystem string
+	// CardSection is the top-level card section this section explains,
+	// from the heading's section="..." attribute.
+	CardSection string
 	// Line is the 1-based file line of the heading.
 	Line int
 	// Start and End delimit the section's Markdown (heading included) in
@@ -63,6 +69,8 @@ type frontMatter struct {
 	Description string `yaml:"description"`
 	Weight      int    `yaml:"weight"`
 	Layer       string `yaml:"layer"`
+	// CardSections lists card sections the whole note explains.
+	CardSections []string `yaml:"card_sections"`
 }
 
 // LoadDir loads every *.md file in dir, sorted by weight then name. A
@@ -118,7 +126,7 @@ func Parse(p string, src []byte) (*Note, error) {
 		if err := yaml.Unmarshal(rest[:end+1], &fm); err != nil {
 			return nil, fmt.Errorf("%s:2: front matter: %v", p, err)
 		}
-		n.Title, n.Description, n.Weight, n.Layer = fm.Title, fm.Description, fm.Weight, fm.Layer
+		n.Title, n.Description, n.Weight, n.Layer, n.CardSections = fm.Title, fm.Description, fm.Weight, fm.Layer, fm.CardSections
 		body = rest[end+5:]
 		n.BodyLine = bytes.Count(src[:len(src)-len(body)], []byte("\n")) + 1
 	}
@@ -149,6 +157,9 @@ func Parse(p string, src []byte) (*Note, error) {
 		}
 		if v, ok := h.AttributeString("subsystem"); ok {
 			s.Subsystem = string(asBytes(v))
+		}
+		if v, ok := h.AttributeString("section"); ok {
+			s.CardSection = string(asBytes(v))
 		}
 		if prev, dup := ids[s.ID]; dup {
 			return nil, fmt.Errorf("%s:%d: heading id %q repeats the heading at line %d", p, line, s.ID, prev)
