@@ -2,7 +2,7 @@
 // algorithm × protocol, the winner band and crossover sizes, NCCL_ALGO /
 // NCCL_PROTO / NCCL_MAX_NCHANNELS / NCCL_P2P_DISABLE inputs, and the
 // TUNING-format table.
-import { h, fill, field, select, section, setHTML, setError, commandBar, list, kv, bytes } from './ui.js';
+import { h, fill, field, select, section, setHTML, scroller, setError, commandBar, list, kv, bytes } from './ui.js';
 import { systemPicker } from './system.js';
 import { envEditor } from './env.js';
 
@@ -44,6 +44,8 @@ export function algorithmsWidget({ engine, presets, state, xml, defaultPreset, u
   return {
     controls: [sys.el, fColl.wrap, h('fieldset', {}, h('legend', { class: 'visually-hidden' }, 'NCCL environment'), env.controls)],
     outputs,
+    // Inputs the warm-up tries on every system (see startWarmup).
+    variants: [{ coll: 'allgather' }, { coll: 'reducescatter' }, { coll: 'allreduce' }],
     request() {
       const s = sys.request();
       if (s.error) return s;
@@ -60,7 +62,7 @@ export function algorithmsWidget({ engine, presets, state, xml, defaultPreset, u
         ? h('ul', { class: 'pg-notes', id: 'pg-crossovers' }, d.crossovers.map((x) => h('li', { 'data-bytes': x.bytes },
           `${x.from} → ${x.to} at ${x.bytes.toLocaleString('en-US')} bytes (${bytes(x.bytes)})`)))
         : h('p', { id: 'pg-crossovers' }, `${r.selection[0].algo}/${r.selection[0].proto} wins at every size from 8 B to 8 GiB.`));
-      const selHTML = h('div', { class: 'pg-figure' });
+      const selHTML = scroller('Selection per size');
       setHTML(selHTML, d.figures.selection);
       fill(sel.body, 
         kv([
@@ -71,13 +73,13 @@ export function algorithmsWidget({ engine, presets, state, xml, defaultPreset, u
         list(r.notes.map((n) => `note: ${n}`)),
         selHTML,
       );
-      const cellsHTML = h('div', { class: 'pg-figure' });
+      const cellsHTML = scroller('Tuning table cells');
       setHTML(cellsHTML, d.figures.cells);
       fill(cells.body, cellsHTML);
       fill(log.body, 
         h('p', {}, 'The lines NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING prints (latency µs / algorithm bandwidth GB/s), to diff against your log:'),
-        r.enable_matrix ? h('pre', { class: 'pg-log' }, r.enable_matrix) : null,
-        h('pre', { class: 'pg-log', id: 'pg-tuning-log', tabindex: '0' }, [...r.tuning_log, r.thread_thresholds].join('\n')),
+        r.enable_matrix ? h('pre', { class: 'pg-log', tabindex: '0', 'aria-label': 'NCCL_ALGO / NCCL_PROTO matrix' }, r.enable_matrix) : null,
+        h('pre', { class: 'pg-log', id: 'pg-tuning-log', tabindex: '0', 'aria-label': 'TUNING table' }, [...r.tuning_log, r.thread_thresholds].join('\n')),
       );
     },
     fieldFor(err) {

@@ -1,14 +1,86 @@
-// Placeholder: filled in when its Go package is wired into the wasm module.
-import { h } from './ui.js';
+// Doctor page: paste (or load) an NCCL_DEBUG=INFO log and/or an
+// environment listing; the module's log reader summarises it and diagnoses
+// what it sees, with links to the site's notes.
+import { h, fill, field, section, setHTML, setError, commandBar } from './ui.js';
 
-export function doctorWidget() {
+const MAX_LOG = 8 * 1024 * 1024; // api.MaxLogBytes
+const MAX_ENV = 1024 * 1024; // api.MaxEnvDumpSize
+
+export function doctorWidget({ update }) {
+  const log = h('textarea', { name: 'log', rows: 10, spellcheck: 'false', autocomplete: 'off', class: 'pg-xml', placeholder: 'host:1234:1234 [0] NCCL INFO NCCL version 2.21.5+cuda12.4 …' });
+  const fLog = field({ label: 'NCCL / PyTorch log', control: log, wide: true, hint: 'NCCL_DEBUG=INFO output of one or more ranks; it stays in your browser.' });
+  const env = h('textarea', { name: 'envdump', rows: 4, spellcheck: 'false', autocomplete: 'off', placeholder: 'NCCL_P2P_DISABLE=1' });
+  const fEnv = field({ label: 'Environment', control: env, wide: true, hint: 'the output of env | grep -E "NCCL|TORCH", or an nccl.conf file' });
+  const fileLog = h('input', { type: 'file', name: 'logfile', accept: '.log,.txt,text/plain' });
+  const fFile = field({ label: 'Load a log file', control: fileLog });
+  let timer = 0;
+  const later = () => {
+    clearTimeout(timer);
+    timer = setTimeout(update, 400);
+  };
+  log.addEventListener('input', later);
+  env.addEventListener('input', later);
+  log.addEventListener('change', () => {
+    clearTimeout(timer);
+    update();
+  });
+  env.addEventListener('change', () => {
+    clearTimeout(timer);
+    update();
+  });
+  fileLog.addEventListener('change', () => {
+    const f = fileLog.files && fileLog.files[0];
+    if (!f) return;
+    if (f.size > MAX_LOG) {
+      setError(fLog, `The file is ${(f.size / 1048576).toFixed(1)} MB; the limit here is 8 MiB (ncclsim doctor reads any size).`);
+      return;
+    }
+    f.text().then((t) => {
+      log.value = t;
+      update();
+    });
+  });
+
+  const cmd = commandBar();
+  const rep = section('Diagnosis', 'pg-doctor');
+  const outputs = h('div', {}, cmd.el, rep.el);
+  const base = document.documentElement.dataset.base || '/';
+
   return {
-    controls: [h('p', {}, 'This page is not interactive yet; the results below are the static view.')],
-    outputs: h('div', {}),
-    request: () => ({ error: { field: '', message: '' } }),
-    render() {},
-    fieldFor: () => null,
-    clearErrors() {},
+    controls: [fLog.wrap, fEnv.wrap, fFile.wrap],
+    outputs,
+    request() {
+      if (log.value.trim() === '' && env.value.trim() === '') {
+        fill(rep.body, h('p', {}, 'Paste a log or an environment listing above to diagnose it.'));
+        return { idle: true };
+      }
+      if (log.value.length > MAX_LOG) return { error: { field: 'log', message: `The log is ${(log.value.length / 1048576).toFixed(1)} MB; the limit here is 8 MiB.` } };
+      if (env.value.length > MAX_ENV) return { error: { field: 'envdump', message: 'The environment text is over 1 MiB.' } };
+      return { fn: 'doctor', req: { log: log.value, env: env.value } };
+    },
+    render(d) {
+      cmd.set(d.command);
+      const div = h('div', { class: 'pg-report' });
+      setHTML(div, d.figures.report);
+      // The report links to site pages by root-relative URL; the site may
+      // live under a sub-path.
+      div.querySelectorAll('a[href^="/"]:not([href^="//"])').forEach((a) => {
+        a.setAttribute('href', base.replace(/\/$/, '') + a.getAttribute('href'));
+      });
+      const findings = d.result.env_findings || [];
+      fill(rep.body, div, findings.length
+        ? h('section', { 'aria-label': 'Environment findings' }, h('h3', {}, 'Environment'), h('ul', { class: 'pg-notes' },
+          findings.map((f) => h('li', {}, `${f.line ? `line ${f.line}: ` : ''}${f.severity}: ${f.message}${f.suggestions ? ` (did you mean ${f.suggestions.join(', ')}?)` : ''}`))))
+        : null);
+    },
+    fieldFor(err) {
+      if (err.field === 'envdump' || err.field === 'env') return fEnv;
+      return fLog;
+    },
+    clearErrors() {
+      setError(fLog, '');
+      setError(fEnv, '');
+    },
     state: () => ({}),
   };
 }

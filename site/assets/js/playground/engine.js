@@ -14,6 +14,7 @@ export class Engine {
     this.seq = 0;
     this.current = null; // {id, fn, req, resolve, reject, onProgress, t0}
     this.queue = [];
+    this.warmQueue = [];
     this.info = null;
   }
 
@@ -75,6 +76,7 @@ export class Engine {
       } catch (e) {
         data = { raw: m.json };
       }
+      if (m.figures && data && typeof data === 'object') data.figures = m.figures;
       c.resolve({ data, ms: m.ms, total: performance.now() - c.t0 });
       this.next();
     }
@@ -97,11 +99,31 @@ export class Engine {
     });
   }
 
+  // warm queues low-priority calls that run only when nothing else waits:
+  // they fill the module's caches (models of other presets) and let the
+  // browser compile the hot wasm functions with its optimizing tier, so
+  // that later inputs update quickly. Their results are dropped. done() is
+  // called when the list is exhausted.
+  warm(list, done) {
+    this.warmQueue = list.map(({ fn, req }) => ({ fn, req, warm: true, resolve: () => {}, reject: () => {}, t0: 0 }));
+    this.warmDone = done;
+    this.next();
+  }
+
   next() {
-    if (this.current || this.queue.length === 0) return;
+    if (this.current) return;
+    if (this.queue.length === 0 && this.warmQueue.length === 0) {
+      if (this.warmDone) {
+        const d = this.warmDone;
+        this.warmDone = null;
+        d();
+      }
+      return;
+    }
     this.ready.then(() => {
-      if (this.current || this.queue.length === 0) return;
-      const job = this.queue.shift();
+      if (this.current) return;
+      const job = this.queue.length > 0 ? this.queue.shift() : this.warmQueue.shift();
+      if (!job) return;
       job.id = ++this.seq;
       job.started = performance.now();
       this.current = job;
@@ -123,6 +145,7 @@ export class Engine {
   cancel() {
     const c = this.current;
     this.current = null;
+    this.warmQueue = [];
     if (c) c.resolve({ cancelled: true });
     this.restart();
   }

@@ -41,7 +41,7 @@ export function envEditor({ state, dedicated = [], onChange }) {
     fields[d.name] = { f, d, control };
     controls.push(f.wrap);
   }
-  const area = h('textarea', { name: 'env', rows: 3, spellcheck: 'false', autocomplete: 'off', placeholder: 'NCCL_NET_GDR_LEVEL=PHB' });
+  const area = h('textarea', { name: 'env', rows: 2, spellcheck: 'false', autocomplete: 'off', placeholder: 'NCCL_NET_GDR_LEVEL=PHB' });
   area.value = env.join('\n');
   area.addEventListener('input', () => changed(300));
   area.addEventListener('change', () => changed(0));

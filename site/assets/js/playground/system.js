@@ -30,8 +30,17 @@ export function systemPicker({ presets, state, xml, defaultPreset, engine, onCha
   const file = h('input', { type: 'file', name: 'xmlfile', accept: '.xml,text/xml,application/xml' });
   const fFile = field({ label: 'Load an XML file', control: file });
   const fromPreset = h('button', { type: 'button', class: 'pg-button' }, 'Start from a preset’s XML');
-  const custom = h('div', { class: 'pg-field wide' }, fXML.wrap, h('div', { class: 'pg-toolbar' }, fFile.wrap, fromPreset));
   let xmlName = state.xmlname || 'topology.xml';
+  // The command line names the file: offer the text as that file.
+  const download = h('a', { class: 'pg-button', download: xmlName, href: '#' }, 'Download this XML');
+  let blobURL = '';
+  download.addEventListener('click', () => {
+    if (blobURL) URL.revokeObjectURL(blobURL);
+    blobURL = URL.createObjectURL(new Blob([area.value], { type: 'application/xml' }));
+    download.href = blobURL;
+    download.download = xmlName;
+  });
+  const custom = h('div', { class: 'pg-field wide' }, fXML.wrap, h('div', { class: 'pg-toolbar' }, fFile.wrap, fromPreset, download));
 
   const nodes = h('input', { type: 'number', name: 'nodes', min: 1, max: MAX_NODES, step: 1, inputmode: 'numeric', value: state.nodes || '1' });
   const fNodes = field({ label: 'Nodes', control: nodes, hint: 'identical hosts' });

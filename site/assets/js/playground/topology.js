@@ -1,6 +1,6 @@
 // Topology page: the system's nodes and links, the path matrix, the
 // transports, and the searched rings and trees drawn channel by channel.
-import { h, fill, field, select, section, setHTML, commandBar, list, kv } from './ui.js';
+import { h, fill, field, select, section, setHTML, scroller, commandBar, list, kv } from './ui.js';
 import { systemPicker } from './system.js';
 import { envEditor } from './env.js';
 
@@ -63,6 +63,8 @@ export function topologyWidget({ engine, presets, state, xml, defaultPreset, upd
   return {
     controls: [sys.el, h('fieldset', {}, h('legend', { class: 'visually-hidden' }, 'NCCL environment'), env.controls)],
     outputs,
+    // Inputs the warm-up tries on every system (see startWarmup).
+    variants: [{ graph: 'tree' }, { graph: 'ring' }],
     request() {
       const s = sys.request();
       if (s.error) return s;
@@ -123,7 +125,7 @@ export function topologyWidget({ engine, presets, state, xml, defaultPreset, upd
         counts[p.transport] = (counts[p.transport] || 0) + 1;
         if (p.reason) reasons.set(`${p.transport}: ${p.reason}`, (reasons.get(`${p.transport}: ${p.reason}`) || 0) + 1);
       }
-      const mHTML = h('div', { class: 'pg-figure' });
+      const mHTML = scroller('Path matrix');
       setHTML(mHTML, d.figures.matrix);
       const legend = h('div', {});
       setHTML(legend, d.figures.legend);

@@ -77,6 +77,13 @@ export function fill(el, ...kids) {
   el.replaceChildren(...kids.flat().filter((k) => k !== null && k !== undefined && k !== false));
 }
 
+// scroller returns a horizontally scrollable wrapper for a wide table or
+// figure; it is a labelled, focusable region so that keyboard users can
+// scroll it.
+export function scroller(label) {
+  return h('div', { class: 'pg-figure', tabindex: '0', role: 'region', 'aria-label': label });
+}
+
 // setHTML replaces an element's content with trusted markup from the Go side.
 export function setHTML(el, html) {
   el.innerHTML = html;

@@ -8,7 +8,9 @@
 // Messages out:
 //   {type: 'ready', version, presets}   presets: JSON text of distnav.presets()
 //   {type: 'progress', id, polls, ms}   during a search, at most every 100 ms
-//   {type: 'result', id, json, ms}      json: the text the Go function returned
+//   {type: 'result', id, json, figures, ms}   json: the JSON text the Go function
+//                                       returned (or its plain text), figures:
+//                                       {name: SVG or HTML markup}
 //   {type: 'fatal', message}            the module could not start or stopped
 /* global Go */
 'use strict';
@@ -44,13 +46,20 @@ function call(id, fn, req) {
     });
   }
   let json;
+  let figures = null;
   try {
-    json = api[fn](arg);
+    const r = api[fn](arg);
+    if (typeof r === 'string') {
+      json = r;
+    } else {
+      json = r.json;
+      figures = r.figures;
+    }
   } catch (e) {
     // The Go side recovers its own panics; this catches a dead runtime.
     json = JSON.stringify({ error: { field: '', message: `the playground module failed: ${e && e.message ? e.message : e}` } });
   }
-  self.postMessage({ type: 'result', id, json, ms: performance.now() - t0 });
+  self.postMessage({ type: 'result', id, json, figures, ms: performance.now() - t0 });
 }
 
 self.onmessage = (ev) => {

@@ -1,0 +1,234 @@
+package browsertest
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+)
+
+// rowValues returns the data-v values of a table row.
+func rowValues(b *browser, selector string) []string {
+	b.t.Helper()
+	return eval[[]string](b, `Array.from(document.querySelectorAll(`+jsString(selector+" [data-v]")+`)).map((c) => c.dataset.v)`)
+}
+
+func checkNumbers(b *browser, label string, got []string, want []float64) {
+	b.t.Helper()
+	if len(got) != len(want) {
+		b.t.Fatalf("%s: page shows %d numbers %v, want %d", label, len(got), got, len(want))
+	}
+	for i := range want {
+		if !sameNumber(got[i], want[i]) {
+			b.t.Errorf("%s number %d: page %s, ncclsim %v", label, i, got[i], want[i])
+		}
+	}
+}
+
+func TestEstimatorPage(t *testing.T) {
+	b := newBrowser(t)
+	b.open("playground/estimator/")
+	if p := eval[string](b, `document.querySelector('[name=preset]').value`); p != "rtx4090-2x-2socket" {
+		t.Errorf("the estimator opens on %s, want the RTX 4090 box without P2P", p)
+	}
+	b.waitWarm()
+	var timings []float64
+	check := func(label string) {
+		t.Helper()
+		noError(b, label)
+		args := command(b)
+		want := cli(t, "", args...)
+		m, c := want["model"].(map[string]any), want["calibrated"].(map[string]any)
+		checkNumbers(b, label+" model", rowValues(b, `.pg-estimate tr[data-row=nccl]`), []float64{m["time_us"].(float64), m["algbw_GBps"].(float64), m["busbw_GBps"].(float64)})
+		checkNumbers(b, label+" calibrated", rowValues(b, `.pg-estimate tr[data-row=calibrated]`), []float64{c["time_us"].(float64), c["algbw_GBps"].(float64), c["busbw_GBps"].(float64)})
+	}
+	check("default")
+	if got := eval[string](b, `document.querySelector('#pg-estimate').textContent`); !strings.Contains(got, "shm-xsocket") {
+		t.Errorf("the default system is not the SHM (no P2P) class: %.200s", got)
+	}
+	for _, coll := range []string{"allreduce", "allgather", "reducescatter"} {
+		timings = append(timings, b.change("[name=coll]", coll))
+		check(coll)
+		ids := eval[[]string](b, `Array.from(document.querySelectorAll('#pg-measurement-list li')).map((li) => li.dataset.id)`)
+		if len(ids) == 0 {
+			t.Errorf("%s: no published measurement shown", coll)
+		}
+		if n := eval[int](b, `document.querySelectorAll('#pg-busbw circle.pg-marker').length`); n < 5 {
+			t.Errorf("%s: %d measured points drawn", coll, n)
+		}
+	}
+	timings = append(timings, b.change("[name=bytes]", "1G"))
+	check("1G")
+	timings = append(timings, b.change("[name=preset]", "h100-sxm-8x"))
+	check("h100")
+	for _, bad := range []string{"-5", "abc", "1e99", "99999999999999999999T", "2P"} {
+		b.change("[name=bytes]", bad)
+		if msg := errorAt(b, "[name=bytes]"); !strings.HasPrefix(msg, "invalid: ") {
+			t.Errorf("size %q: no error next to the size (%q)", bad, msg)
+		}
+	}
+	b.change("[name=bytes]", "4M")
+	check("after bad sizes")
+	checkTimings(t, timings)
+	b.noConsoleErrors()
+	b.axe()
+	b.open("playground/estimator/")
+	b.screenshot("estimator", "light")
+	b.screenshot("estimator", "dark")
+	b.noConsoleErrors()
+}
+
+func TestStepPage(t *testing.T) {
+	b := newBrowser(t)
+	b.open("playground/step/")
+	b.waitWarm()
+	var timings []float64
+	check := func(label string) {
+		t.Helper()
+		noError(b, label)
+		args := command(b)
+		if args[0] != "step" {
+			t.Fatalf("command %v", args)
+		}
+		want := cli(t, "", args...)
+		x, _ := want["ddp"].(map[string]any)
+		if x == nil {
+			x = want["fsdp"].(map[string]any)
+		}
+		got := eval[string](b, `document.querySelector('#pg-step-summary').textContent`)
+		for _, k := range []string{"step_ms", "single_gpu_step_ms", "total_comm_ms", "exposed_comm_ms"} {
+			if s := strconvF(x[k].(float64), 2); !strings.Contains(got, s+" ms") {
+				t.Errorf("%s: %s %s ms missing from %q", label, k, s, got)
+			}
+		}
+		if s := strconvF(x["speedup"].(float64), 2) + "×"; !strings.Contains(got, s) {
+			t.Errorf("%s: speedup %s missing from %q", label, s, got)
+		}
+		// The spans table: the first row's numbers.
+		if ddp, ok := want["ddp"].(map[string]any); ok {
+			bk := ddp["buckets"].([]any)[0].(map[string]any)
+			checkNumbers(b, label+" bucket 0", rowValues(b, `.pg-spans tr[data-row="0"]`), []float64{bk["bytes"].(float64), bk["ready_ms"].(float64),
+				bk["start_ms"].(float64), bk["end_ms"].(float64), bk["Comm"].(map[string]any)["time_us"].(float64) / 1e3, bk["Comm"].(map[string]any)["busbw_GBps"].(float64)})
+		}
+		if n := eval[int](b, `document.querySelectorAll('#pg-timeline .pg-bar').length`); n < 3 {
+			t.Errorf("%s: %d bars in the timeline", label, n)
+		}
+	}
+	check("default")
+	timings = append(timings, b.change("[name=params]", "350M"))
+	check("350M")
+	timings = append(timings, b.change("[name=bucketCapMb]", "100"))
+	check("bucket 100")
+	timings = append(timings, b.change("[name=mode]", "fsdp"))
+	check("fsdp")
+	timings = append(timings, b.change("[name=reshard]", "false"))
+	check("fsdp no reshard")
+	timings = append(timings, b.change("[name=preset]", "h100-sxm-8x"))
+	check("h100")
+	for _, c := range []struct{ sel, v string }{{"[name=params]", "lots"}, {"[name=params]", "-3"}, {"[name=forwardMs]", "-5"}, {"[name=layers]", "0"}} {
+		b.change(c.sel, c.v)
+		if msg := errorAt(b, c.sel); !strings.HasPrefix(msg, "invalid: ") {
+			t.Errorf("%s=%s: no error next to the control (%q)", c.sel, c.v, msg)
+		}
+		b.change(c.sel, map[string]string{"[name=params]": "350M", "[name=forwardMs]": "60", "[name=layers]": "32"}[c.sel])
+	}
+	check("after bad inputs")
+	checkTimings(t, timings)
+	b.noConsoleErrors()
+	b.axe()
+	b.open("playground/step/")
+	b.screenshot("step", "light")
+	b.screenshot("step", "dark")
+	b.noConsoleErrors()
+}
+
+// strconvF formats like JavaScript's toFixed (the two differ only on exact
+// binary ties, which these values do not hit).
+func strconvF(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+
+func TestDoctorPage(t *testing.T) {
+	b := newBrowser(t)
+	b.open("playground/doctor/")
+	dir := filepath.Join(repoRoot, "data", "logs")
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("no logs in %s: %v", dir, err)
+	}
+	env := "NCCL_ALGOO=Ring\nNCCL_P2P_DISABLE=1\n"
+	envFile := filepath.Join(t.TempDir(), "env.txt")
+	if err := os.WriteFile(envFile, []byte(env), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries[:min(3, len(entries))] {
+		text, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.change("[name=envdump]", env)
+		b.change("[name=log]", string(text))
+		noError(b, e.Name())
+		want := cli(t, "", "doctor", "--log", filepath.Join(dir, e.Name()), "--env", envFile, "--json")
+		diags := want["diagnoses"].([]any)
+		shown := eval[int](b, `document.querySelectorAll('#pg-doctor .doctor-report article').length`)
+		if shown != len(diags) {
+			t.Errorf("%s: %d diagnoses shown, ncclsim has %d", e.Name(), shown, len(diags))
+		}
+		if n, w := eval[int](b, `document.querySelectorAll('#pg-doctor section[aria-label="Environment findings"] li').length`), len(want["env_findings"].([]any)); n != w {
+			t.Errorf("%s: %d environment findings shown, ncclsim %d", e.Name(), n, w)
+		}
+	}
+	// Links to the site's notes work under the sub-path.
+	if bad := eval[[]string](b, `Array.from(document.querySelectorAll('#pg-doctor a')).map((a) => a.getAttribute('href')).filter((h) => h.startsWith('/') && !h.startsWith('`+subPath+`'))`); len(bad) > 0 {
+		t.Errorf("links escape the site's sub-path: %v", bad)
+	}
+	// Log text is shown as text.
+	b.change("[name=log]", "host:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\nhost:1:1 [0] NCCL WARN <img src=x onerror=window.__pwned=1>\n")
+	if eval[bool](b, `window.__pwned === 1 || document.querySelector('#pg-doctor img') !== null`) {
+		t.Error("log text was inserted as HTML")
+	}
+	eval[bool](b, `(() => { document.querySelector('[name=log]').value = 'x'.repeat(20 * 1024 * 1024); return true; })()`)
+	b.touch("[name=log]")
+	if msg := errorAt(b, "[name=log]"); !strings.Contains(msg, "limit") {
+		t.Errorf("20 MB log: message %q", msg)
+	}
+	b.change("[name=log]", "host:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n")
+	noError(b, "after the huge paste")
+	b.noConsoleErrors()
+	b.axe()
+	b.screenshot("doctor", "light")
+	b.screenshot("doctor", "dark")
+	b.noConsoleErrors()
+}
+
+// TestWithoutJavaScript loads each page with scripts disabled: the static
+// view the generator wrote is what shows.
+func TestWithoutJavaScript(t *testing.T) {
+	b := newBrowser(t)
+	if _, err := chromedp.Call(b.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"topology", "algorithms", "estimator", "step", "doctor"} {
+		if err := chromedp.Do(b.ctx, chromedp.Navigate(server.URL+subPath+"playground/"+p+"/")); err != nil {
+			t.Fatal(err)
+		}
+		got := eval[[3]int](b, `[document.querySelectorAll('#pg-static table, #pg-static svg').length,
+			document.getElementById('pg-app') && !document.getElementById('pg-app').hidden ? 1 : 0,
+			document.querySelector('#pg-static') ? document.querySelector('#pg-static').textContent.trim().length : 0]`)
+		if got[1] != 0 {
+			t.Errorf("%s: the app container is visible without JavaScript", p)
+		}
+		if got[2] == 0 {
+			t.Errorf("%s: the static view is empty", p)
+		}
+		if p != "doctor" && p != "step" && got[0] == 0 {
+			t.Errorf("%s: the static view has no table or figure", p)
+		}
+		if p == "topology" {
+			b.screenshot("topology-nojs", "light")
+		}
+	}
+}

@@ -1,0 +1,276 @@
+package browsertest
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// shownPairs reads the path matrix: "from-to" -> {path, transport, bw}.
+func shownPairs(b *browser) map[string][3]string {
+	b.t.Helper()
+	cells := eval[[][5]string](b, `Array.from(document.querySelectorAll('#pg-matrix td[data-to]')).map((td) =>
+		[td.dataset.from, td.dataset.to, td.dataset.path, td.dataset.transport, td.dataset.bw])`)
+	out := map[string][3]string{}
+	for _, c := range cells {
+		out[c[0]+"-"+c[1]] = [3]string{c[2], c[3], c[4]}
+	}
+	return out
+}
+
+// checkTopology compares what the topology page shows with the CLI's JSON.
+func checkTopology(b *browser, want map[string]any) {
+	b.t.Helper()
+	pairs := shownPairs(b)
+	wantPairs := want["gpu_pairs"].([]any)
+	if len(pairs) != len(wantPairs) {
+		b.t.Errorf("matrix shows %d GPU pairs, ncclsim %d", len(pairs), len(wantPairs))
+	}
+	for _, p := range wantPairs {
+		m := p.(map[string]any)
+		k := itoa(int(m["from"].(float64))) + "-" + itoa(int(m["to"].(float64)))
+		got, ok := pairs[k]
+		if !ok {
+			b.t.Errorf("pair %s missing from the matrix", k)
+			continue
+		}
+		if got[0] != m["path"] || got[1] != m["transport"] || !sameNumber(got[2], m["bw"].(float64)) {
+			b.t.Errorf("pair %s: page %v, ncclsim %v %v %v", k, got, m["path"], m["transport"], m["bw"])
+		}
+	}
+	rows := eval[[][6]string](b, `Array.from(document.querySelectorAll('#pg-graph-table tbody tr')).map((tr) =>
+		[tr.dataset.pattern].concat(Array.from(tr.querySelectorAll('td[data-v]')).map((td) => td.dataset.v)))`)
+	graphs := want["graphs"].([]any)
+	if len(rows) != len(graphs) {
+		b.t.Fatalf("page shows %d graphs, ncclsim %d", len(rows), len(graphs))
+	}
+	for i, g := range graphs {
+		m := g.(map[string]any)
+		r := rows[i]
+		if r[0] != m["pattern"] {
+			b.t.Errorf("graph %d: page %s, ncclsim %s", i, r[0], m["pattern"])
+		}
+		for j, k := range []string{"n_channels", "search_channels", "bw_intra", "bw_inter", "steps"} {
+			if !sameNumber(r[j+1], m[k].(float64)) {
+				b.t.Errorf("graph %s %s: page %s, ncclsim %v", r[0], k, r[j+1], m[k])
+			}
+		}
+	}
+}
+
+func sameNumber(s string, want float64) bool {
+	var v float64
+	if err := jsonNumber(s, &v); err != nil {
+		return false
+	}
+	return v == want || math.Abs(v-want) <= 1e-9*math.Abs(want)
+}
+
+// command returns the page's ncclsim line split into arguments (the tests
+// use inputs that need no shell quoting).
+func command(b *browser) []string {
+	b.t.Helper()
+	c := eval[string](b, `document.querySelector('.pg-command').textContent`)
+	f := strings.Fields(c)
+	if len(f) < 2 || f[0] != "ncclsim" {
+		b.t.Fatalf("command %q", c)
+	}
+	return f[1:]
+}
+
+func errorAt(b *browser, selector string) string {
+	b.t.Helper()
+	return eval[string](b, `(() => { const el = document.querySelector(`+jsString(selector)+`);
+		const e = document.getElementById(el.id + '-err'); return (el.getAttribute('aria-invalid') === 'true' ? 'invalid: ' : '') + (e ? e.textContent : ''); })()`)
+}
+
+// noError fails if any control or the page shows an error.
+func noError(b *browser, label string) {
+	b.t.Helper()
+	msg := eval[string](b, `Array.from(document.querySelectorAll('#pg-app .pg-error')).map((e) => e.textContent).join(' | ').replace(/^( \| )+|( \| )+$/g, '')`)
+	if strings.Trim(msg, " |") != "" {
+		b.t.Fatalf("%s: the page shows an error: %s", label, msg)
+	}
+}
+
+func TestTopologyPage(t *testing.T) {
+	b := newBrowser(t)
+	b.open("playground/topology/")
+	first := eval[float64](b, `window.__pg.lastEnd`)
+	b.waitWarm()
+	t.Logf("first render %.0f ms after navigation start", first)
+	var timings []float64
+
+	// The default preset, then each input in turn; after each the page must
+	// show what `ncclsim topo --json` prints for the command it offers.
+	check := func(label string) {
+		noError(b, label)
+		args := command(b)
+		if args[0] != "topo" {
+			t.Fatalf("%s: command %v", label, args)
+		}
+		checkTopology(b, cli(t, "", args...))
+	}
+	check("default")
+	if got := command(b); strings.Join(got, " ") != "topo --preset rtx4090-8x --json" {
+		t.Errorf("default command %v", got)
+	}
+
+	timings = append(timings, b.change("[name=preset]", "h100-sxm-8x"))
+	check("h100")
+	timings = append(timings, b.change("[name=env]", "NCCL_P2P_DISABLE=1"))
+	check("h100 P2P disabled")
+	if got := strings.Join(command(b), " "); got != "topo --preset h100-sxm-8x --env NCCL_P2P_DISABLE=1 --json" {
+		t.Errorf("command %q", got)
+	}
+	timings = append(timings, b.change("[name=env]", ""))
+	timings = append(timings, b.change("[name=preset]", "a100-sxm-8x"))
+	check("a100")
+	// P2P "none" on NVLink-connected GPUs is an error NCCL reports; the
+	// page says so next to the control and keeps the last good view.
+	b.change("[name=p2p]", "none")
+	if msg := errorAt(b, "[name=p2p]"); !strings.Contains(msg, "NCCL_IGNORE_DISABLED_P2P") {
+		t.Errorf("p2p none on NVLink GPUs: message %q", msg)
+	}
+	timings = append(timings, b.change("[name=p2p]", "all"))
+	check("a100 p2p all")
+
+	// Channels: all tree channels drawn, then one.
+	timings = append(timings, b.change("[name=graph]", "tree"))
+	timings = append(timings, b.change("[name=channel]", "-1"))
+	want := cli(t, "", command(b)...)
+	var treeChannels int
+	for _, g := range want["graphs"].([]any) {
+		if m := g.(map[string]any); m["id"].(float64) == 1 {
+			treeChannels = len(m["channels"].([]any))
+		}
+	}
+	if n := eval[int](b, `document.querySelectorAll('#pg-topology svg [data-channel]').length`); n != treeChannels || n == 0 {
+		t.Errorf("%d tree channels drawn, ncclsim has %d", n, treeChannels)
+	}
+	timings = append(timings, b.change("[name=channel]", "1"))
+	if n := eval[int](b, `document.querySelectorAll('#pg-topology svg [data-channel="1"]').length`); n != 1 {
+		t.Errorf("channel 1 not drawn alone")
+	}
+
+	// The state is in the URL: reloading it gives the same view.
+	url := eval[string](b, `location.href`)
+	for _, want := range []string{"preset=a100-sxm-8x", "p2p=all", "graph=tree", "ch=1"} {
+		if !strings.Contains(url, want) {
+			t.Errorf("URL %s lacks %s", url, want)
+		}
+	}
+	b.open(strings.TrimPrefix(url, server.URL+subPath))
+	check("reloaded")
+	if v := eval[string](b, `document.querySelector('[name=preset]').value`); v != "a100-sxm-8x" {
+		t.Errorf("after reload the preset is %s", v)
+	}
+
+	checkTimings(t, timings)
+	b.noConsoleErrors()
+	b.axe()
+	b.open("playground/topology/?preset=h100-8x-ib&nodes=2")
+	b.screenshot("topology", "light")
+	b.screenshot("topology", "dark")
+	b.noConsoleErrors()
+}
+
+// TestBadXMLRecovers pastes malformed XML, an oversized paste, markup in
+// names, and then a valid dump, which must work as if nothing happened.
+func TestBadXMLRecovers(t *testing.T) {
+	b := newBrowser(t)
+	b.open("playground/topology/")
+	b.change("[name=preset]", "__xml__")
+	area := "[name=xml]"
+	for _, bad := range []struct{ name, js, want string }{
+		{"truncated", `'<system version="1"><cpu numaid="0"'`, "line"},
+		{"not XML", `'hello world'`, "XML"},
+		{"no GPU", `'<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143"/></system>'`, "GPU"},
+		{"20 MB", `'<'.repeat(20 * 1024 * 1024)`, "limit"},
+	} {
+		// Set the value in the page (a 20 MB string is not sent over CDP).
+		eval[bool](b, `(() => { const el = document.querySelector(`+jsString(area)+`); el.value = `+bad.js+`; return true; })()`)
+		b.touch(area)
+		msg := errorAt(b, area)
+		if !strings.HasPrefix(msg, "invalid: ") || !strings.Contains(msg, bad.want) {
+			t.Errorf("%s: error next to the XML input is %q, want it to mention %q", bad.name, msg, bad.want)
+		}
+	}
+	xmlBytes, err := os.ReadFile(filepath.Join(repoRoot, "data", "topologies", "a100-sxm-8x.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := strings.Replace(string(xmlBytes), `name="mlx5_0"`, `name="&lt;img src=x onerror=window.__pwned=1&gt;"`, 1)
+	b.change(area, evil)
+	if msg := errorAt(b, area); msg != "" {
+		t.Fatalf("valid XML still shows an error: %q", msg)
+	}
+	if eval[bool](b, `window.__pwned === 1 || document.querySelector('#pg-app img') !== null`) {
+		t.Error("a name from the XML was inserted as HTML")
+	}
+	if !eval[bool](b, `document.querySelector('#pg-matrix').textContent.includes('<img src=x')`) {
+		t.Error("the NIC name is not shown as text")
+	}
+	f := filepath.Join(t.TempDir(), "topology.xml")
+	if err := os.WriteFile(f, []byte(evil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := command(b)
+	if strings.Join(args, " ") != "topo --xml topology.xml --json" {
+		t.Errorf("command %v", args)
+	}
+	want := cli(t, "", "topo", "--xml", f, "--json")
+	checkTopology(b, want)
+	// The pasted XML travels in the link.
+	if !eval[bool](b, `location.hash.startsWith('#xml=')`) {
+		t.Error("the pasted topology is not in the URL fragment")
+	}
+	url := eval[string](b, `location.href`)
+	b.open(strings.TrimPrefix(url, server.URL+subPath))
+	checkTopology(b, want)
+	b.noConsoleErrors()
+}
+
+// TestLongSearchCancel starts a multi-node search, which runs in the
+// worker with a progress display, cancels it, and checks that the page
+// stays usable.
+func TestLongSearchCancel(t *testing.T) {
+	b := newBrowser(t)
+	b.open("playground/topology/?preset=a100-sxm-8x")
+	// Start a slow search and watch for the Cancel button.
+	started := eval[bool](b, `(async () => {
+		const nodes = document.querySelector('[name=nodes]');
+		nodes.value = '16';
+		nodes.dispatchEvent(new Event('input', {bubbles: true}));
+		const btn = Array.from(document.querySelectorAll('#pg-app button')).find((x) => x.textContent === 'Cancel');
+		const t0 = performance.now();
+		while (btn.hidden) {
+			if (performance.now() - t0 > 20000) return false;
+			await new Promise((r) => setTimeout(r, 5));
+		}
+		// The UI thread is free while the worker searches.
+		const t1 = performance.now();
+		await new Promise((r) => setTimeout(r, 0));
+		if (performance.now() - t1 > 50) return false;
+		btn.click();
+		return true;
+	})()`)
+	if !started {
+		t.Fatal("the long search never showed its Cancel button, or the page was blocked")
+	}
+	if s := eval[string](b, `document.querySelector('.pg-status').textContent`); !strings.Contains(s, "Cancelled") {
+		t.Errorf("status after cancel: %q", s)
+	}
+	n := b.renders()
+	b.change("[name=nodes]", "1")
+	if b.renders() <= n {
+		t.Error("no update after cancelling")
+	}
+	checkTopology(b, cli(t, "", "topo", "--preset", "a100-sxm-8x", "--json"))
+	// A full 16-node search completes, with the same numbers as the CLI.
+	b.change("[name=nodes]", "16")
+	checkTopology(b, cli(t, "", "topo", "--preset", "a100-sxm-8x", "--nodes", "16", "--json"))
+	b.noConsoleErrors()
+}

@@ -1,0 +1,209 @@
+package figure
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/distributed-nav/distributed-nav/playground/model"
+	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
+	"github.com/distributed-nav/distributed-nav/playground/presets"
+	"github.com/distributed-nav/distributed-nav/playground/stepsim"
+	"github.com/distributed-nav/distributed-nav/playground/topo"
+)
+
+func build(t *testing.T, name string, nodes int, xmlText string) *model.Result {
+	t.Helper()
+	var sys *topo.System
+	var err error
+	if xmlText != "" {
+		sys, _, err = topo.ParseXML(strings.NewReader(xmlText))
+	} else {
+		var p presets.Preset
+		p, err = presets.Get(name)
+		if err == nil {
+			sys, _, err = p.System()
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.Build(context.Background(), sys, nodes, ncclenv.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// wellFormed parses s as XML (SVG and our HTML fragments are XHTML-clean).
+func wellFormed(t *testing.T, s string) {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader("<root>" + strings.ReplaceAll(s, "<br>", "<br/>") + "</root>"))
+	d.Strict = true
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatalf("not well-formed: %v\n%.300s", err, s)
+		}
+	}
+}
+
+func TestTopologyAllPresets(t *testing.T) {
+	list, err := presets.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range list {
+		t.Run(p.Name, func(t *testing.T) {
+			res := build(t, p.Name, 1, "")
+			svg := Topology(res, TopologyOptions{Graph: "ring", Channel: -1})
+			wellFormed(t, svg)
+			// One focusable box per GPU, each named in its label.
+			gpus := res.System.Count(topo.GPU)
+			if got := strings.Count(svg, `class="pg-node pg-n-gpu"`); got != gpus {
+				t.Errorf("%d GPU boxes, want %d", got, gpus)
+			}
+			// Every drawn ring channel appears.
+			if got, want := strings.Count(svg, `data-channel=`), len(res.Search.Ring.Channels); got != want {
+				t.Errorf("%d channels drawn, want %d", got, want)
+			}
+			if again := Topology(res, TopologyOptions{Graph: "ring", Channel: -1}); again != svg {
+				t.Error("two renderings of the same input differ")
+			}
+			m, err := PathMatrix(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wellFormed(t, m)
+			if got, want := strings.Count(m, `data-to=`), gpus*(gpus-1); got != want {
+				t.Errorf("%d GPU pair cells, want %d", got, want)
+			}
+		})
+	}
+}
+
+// TestTopologyLinks checks tooltips against the system's own links on a
+// preset whose numbers are known: the A100 preset has 12 NVLinks of
+// 20 GB/s per GPU to the NVSwitch (topo.h SM80_NVLINK_BW = 20), 240 GB/s.
+func TestTopologyLinks(t *testing.T) {
+	res := build(t, "a100-sxm-8x", 1, "")
+	svg := Topology(res, TopologyOptions{})
+	if n := strings.Count(svg, `aria-label="NVLink link GPU`); n != 8 {
+		t.Errorf("%d GPU-NVSwitch links, want 8", n)
+	}
+	if !strings.Contains(svg, "NVLink link GPU0 – NVSwitch, 240 GB/s") {
+		t.Errorf("missing the GPU0 NVLink tooltip")
+	}
+	if !strings.Contains(svg, "inter-CPU (SYS) link CPU0 – CPU1") {
+		t.Errorf("missing the SYS link")
+	}
+	if strings.Contains(svg, "data-channel") {
+		t.Errorf("channels drawn without a graph")
+	}
+}
+
+func TestTopologyEscapesNames(t *testing.T) {
+	p, err := presets.Get("a100-sxm-8x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := strings.Replace(string(p.XML()), `name="mlx5_0"`, `name="&lt;script&gt;x&lt;/script&gt;"`, 1)
+	res := build(t, "", 1, evil)
+	svg := Topology(res, TopologyOptions{Graph: "tree"})
+	m, _ := PathMatrix(res)
+	for _, s := range []string{svg, m} {
+		if strings.Contains(s, "<script") {
+			t.Fatal("raw markup from the XML reached the output")
+		}
+		wellFormed(t, s)
+	}
+	if !strings.Contains(svg, "&lt;script&gt;") {
+		t.Error("escaped name missing")
+	}
+}
+
+func TestMultiNodeChannelsUseNICs(t *testing.T) {
+	res := build(t, "h100-8x-ib", 2, "")
+	svg := Topology(res, TopologyOptions{Graph: "ring", Channel: 0})
+	if !strings.Contains(svg, "Ring channel 0 of") || !strings.Contains(svg, "NET") {
+		t.Errorf("inter-node ring channel 0 not described with its NICs")
+	}
+	if strings.Count(svg, "data-channel=") != 1 {
+		t.Errorf("want exactly channel 0")
+	}
+}
+
+func TestTimeChart(t *testing.T) {
+	s := []Series{
+		{Name: "Ring/LL", Class: "pg-s1", Points: []Point{{X: 8, Y: 10}, {X: 1 << 20, Y: 100, Title: "a <formula>"}, {X: 1 << 30, Y: -1}}},
+		{Name: "meas", Class: "pg-s2", Kind: Markers, Points: []Point{{X: 1024, Y: 20, Href: "https://example.com/?a=1&b=2"}}},
+		{Name: "band", Class: "pg-s3", Kind: Band, Points: []Point{{X: 8}, {X: 1 << 20}}, Lower: []float64{5, 50}, Upper: []float64{15, 150}},
+	}
+	opts := ChartOptions{Label: "t", XUnit: UnitBytes, YUnit: UnitMicros, YLog: true,
+		Winners: []Segment{{From: 8, To: 1 << 10, Label: "Ring/LL", Class: "pg-s1"}, {From: 1 << 10, To: 1 << 20, Label: "Ring/Simple", Class: "pg-s2"}},
+		Marks:   []Mark{{X: 1 << 10, Label: "x"}}}
+	svg := TimeChart(s, opts)
+	wellFormed(t, svg)
+	for _, want := range []string{"a &lt;formula&gt;", "https://example.com/?a=1&amp;b=2", `class="pg-band"`, "1 KiB", `data-series="Ring/LL"`} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("chart lacks %q", want)
+		}
+	}
+	if TimeChart(s, opts) != svg {
+		t.Error("not deterministic")
+	}
+	if !strings.Contains(TimeChart(nil, opts), "no data") {
+		t.Error("empty chart should say so")
+	}
+}
+
+func TestFormatters(t *testing.T) {
+	tests := []struct{ got, want string }{
+		{Bytes(8), "8 B"}, {Bytes(1024), "1 KiB"}, {Bytes(1536), "1.5 KiB"}, {Bytes(8 << 30), "8 GiB"},
+		{Duration(0.5), "500 ns"}, {Duration(12.5), "12.5 µs"}, {Duration(3200), "3.2 ms"}, {Duration(1.05e6), "1.05 s"},
+		{Short(24, 1), "24"}, {Short(20.6, 1), "20.6"}, {Fixed(1.005, 1), "1.0"},
+		{Escape(`<a href="x">&'`), "&lt;a href=&#34;x&#34;&gt;&amp;&#39;"},
+	}
+	for _, tc := range tests {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+func TestTableEscapes(t *testing.T) {
+	h := Table(TableSpec{Caption: "c<", Head: []string{"a&b"}, Rows: []Row{{Cells: []Cell{{Text: "<x>", Value: "1\""}}, Formula: []string{"f<"}}}})
+	wellFormed(t, h)
+	if !bytes.Contains([]byte(h), []byte("&lt;x&gt;")) || !strings.Contains(h, `data-v="1&#34;"`) || !strings.Contains(h, "<details") {
+		t.Errorf("table: %s", h)
+	}
+}
+
+func TestTimeline(t *testing.T) {
+	tl := stepsim.Timeline{StepMs: 10, Spans: []stepsim.Span{
+		{Lane: stepsim.LaneCompute, Kind: stepsim.KindBackward, Label: "backward", StartMs: 0, EndMs: 6},
+		{Lane: stepsim.LaneCompute, Kind: stepsim.KindOptimizer, Label: "opt", StartMs: 8, EndMs: 10},
+		{Lane: stepsim.LaneComm, Kind: stepsim.KindAllReduce, Label: "<b0>", StartMs: 4, EndMs: 9, Bytes: 1 << 20, Algo: "Ring", Proto: "Simple", ExposedMs: 2},
+	}}
+	svg := Timeline(tl, TimelineOptions{Label: "t", SingleGPUMs: 8, NGPUs: 8})
+	wellFormed(t, svg)
+	if n := strings.Count(svg, `class="pg-exposed"`); n != 1 {
+		t.Errorf("%d exposed marks, want 1 (6 to 8 ms)", n)
+	}
+	if !strings.Contains(svg, "&lt;b0&gt;: allreduce from 4 to 9 ms, 1 MiB, Ring/Simple, 2 ms exposed") {
+		t.Errorf("span description missing")
+	}
+	if !strings.Contains(svg, "one GPU") || strings.Count(svg, `tabindex="0"`) != 4 {
+		t.Errorf("want the one-GPU bar and 4 focusable bars")
+	}
+	// The allreduce runs 4-9 ms, compute covers 4-6 and 8-9: uncovered 6-8.
+	if got := uncovered(tl.Spans[2], tl.Spans[:2]); len(got) != 1 || got[0] != [2]float64{6, 8} {
+		t.Errorf("uncovered = %v", got)
+	}
+}

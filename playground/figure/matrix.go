@@ -1,0 +1,159 @@
+package figure
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/distributed-nav/distributed-nav/playground/model"
+	"github.com/distributed-nav/distributed-nav/playground/topo"
+)
+
+// PathClass returns the CSS class of a path type: "pg-p-nvl", "pg-p-phb", …
+// The classes colour the cells of PathMatrix from best (NVLink) to worst
+// (network), in the spirit of `nvidia-smi topo -m`.
+func PathClass(t topo.PathType) string {
+	return "pg-p-" + strings.ToLower(t.String())
+}
+
+// PathMeanings explains each path type in a few words, in NCCL's order.
+var pathMeanings = [...]struct {
+	t    topo.PathType
+	text string
+}{
+	{topo.PathNVL, "direct NVLink, or through an NVSwitch"},
+	{topo.PathNVB, "NVLink through one intermediate GPU"},
+	{topo.PathC2C, "chip-to-chip link to the CPU (Grace)"},
+	{topo.PathPIX, "at most one PCIe bridge"},
+	{topo.PathPXB, "several PCIe bridges, not through the CPU"},
+	{topo.PathP2C, "GPU to C2C to CPU to PCIe to the NIC"},
+	{topo.PathPXN, "to a NIC through an NVLink-connected peer GPU"},
+	{topo.PathPHB, "through a PCIe host bridge (the CPU)"},
+	{topo.PathSYS, "across the inter-CPU link (SMP interconnect)"},
+	{topo.PathNET, "through the network"},
+	{topo.PathDIS, "disconnected"},
+}
+
+// PathLegend returns an HTML description list of the path types, each term
+// carrying its PathClass, for use next to PathMatrix.
+func PathLegend() string {
+	var b builder
+	b.s(`<dl class="pg-legend">`)
+	for _, m := range pathMeanings {
+		b.s(`<div><dt class="pg-p `, PathClass(m.t), `">`, m.t.String(), `</dt><dd>`, Escape(m.text), `</dd></div>`)
+	}
+	b.s(`</dl>`)
+	return b.String()
+}
+
+// PathMatrix returns an HTML table of the path between every pair of GPUs
+// of one host (rows: from, columns: to) and from every GPU to every NIC
+// port, as `nvidia-smi topo -m` lays it out. Each cell shows the path type,
+// the transport NCCL would use (P2P, SHM or NET) and the path bandwidth in
+// GB/s; its class colours it by path type and data attributes carry the
+// values for scripts and tests.
+func PathMatrix(res *model.Result) (string, error) {
+	if res == nil || res.Analysis == nil || res.Analysis.Paths == nil {
+		return "", nil
+	}
+	a := res.Analysis
+	sys := a.System
+	pairs, err := a.Paths.GPUPairs()
+	if err != nil {
+		return "", err
+	}
+	n := sys.Count(topo.GPU)
+	cell := make([][]*topo.GPUPair, n)
+	for i := range cell {
+		cell[i] = make([]*topo.GPUPair, n)
+	}
+	for i := range pairs {
+		p := &pairs[i]
+		if p.From >= 0 && p.From < n && p.To >= 0 && p.To < n {
+			cell[p.From][p.To] = p
+		}
+	}
+	nets := sys.NETs()
+	netCell := make([][]*topo.GPUNetPair, n)
+	for i := range netCell {
+		netCell[i] = make([]*topo.GPUNetPair, len(nets))
+	}
+	np := a.Paths.GPUNetPairs()
+	for i := range np {
+		p := &np[i]
+		if p.GPU >= 0 && p.GPU < n && p.Net >= 0 && p.Net < len(nets) {
+			netCell[p.GPU][p.Net] = p
+		}
+	}
+
+	var b builder
+	b.s(`<table class="pg-matrix"><caption>Path type, transport and bandwidth (GB/s) from each GPU (row) to each GPU and NIC port (column)</caption><thead><tr><th scope="col"><span class="visually-hidden">from</span></th>`)
+	for j := 0; j < n; j++ {
+		b.s(`<th scope="col">GPU`, strconv.Itoa(j), `</th>`)
+	}
+	for j, t := range nets {
+		b.s(`<th scope="col">NIC`, strconv.Itoa(j))
+		if t.Net.Name != "" {
+			b.s(`<br><small>`, Escape(clip(t.Net.Name, 12)), `</small>`)
+		}
+		b.s(`</th>`)
+	}
+	b.s(`</tr></thead><tbody>`)
+	for i := 0; i < n; i++ {
+		b.s(`<tr><th scope="row">GPU`, strconv.Itoa(i), `</th>`)
+		for j := 0; j < n; j++ {
+			if i == j {
+				b.s(`<td class="pg-p pg-p-x">X</td>`)
+				continue
+			}
+			p := cell[i][j]
+			if p == nil {
+				b.s(`<td class="pg-p pg-p-dis">–</td>`)
+				continue
+			}
+			detail := p.Transport.String()
+			if p.Via != "" {
+				detail += " over " + p.Via
+			}
+			if p.Reason != "" {
+				detail += ": " + p.Reason
+			}
+			if p.Rerouted && p.DirectType != p.Type {
+				detail += " (direct path " + p.DirectType.String() + ", rerouted through the CPU)"
+			}
+			title := "GPU" + strconv.Itoa(i) + " to GPU" + strconv.Itoa(j) + ": " + p.Type.String() + " (the worst hop of the path), " + gbps(p.Bw) + " (its slowest link), " + detail
+			b.s(`<td class="pg-p `, PathClass(p.Type), `"`)
+			b.attr("title", title)
+			b.attr("data-from", strconv.Itoa(i))
+			b.attr("data-to", strconv.Itoa(j))
+			b.attr("data-path", p.Type.String())
+			b.attr("data-transport", p.Transport.String())
+			b.attr("data-bw", strconv.FormatFloat(float64(p.Bw), 'g', -1, 32))
+			b.s(`>`, p.Type.String(), `<small>`, p.Transport.String(), ` `, Short(float64(p.Bw), 1), `</small></td>`)
+		}
+		for j := range nets {
+			p := netCell[i][j]
+			if p == nil {
+				b.s(`<td class="pg-p pg-p-dis">–</td>`)
+				continue
+			}
+			gdr := "GDR " + p.GDR.String()
+			if p.GDR == topo.GdrDisabled {
+				gdr = "no GDR"
+			}
+			title := "GPU" + strconv.Itoa(i) + " to NIC" + strconv.Itoa(j) + ": " + p.Type.String() + ", " + gbps(p.Bw) + ", GPUDirect RDMA receive " + p.GDR.String() + ", send " + p.GDRRead.String()
+			if p.PXNPeer >= 0 {
+				title += ", PXN through GPU" + strconv.Itoa(p.PXNPeer)
+			}
+			b.s(`<td class="pg-p `, PathClass(p.Type), `"`)
+			b.attr("title", title)
+			b.attr("data-from", strconv.Itoa(i))
+			b.attr("data-nic", strconv.Itoa(j))
+			b.attr("data-path", p.Type.String())
+			b.attr("data-bw", strconv.FormatFloat(float64(p.Bw), 'g', -1, 32))
+			b.s(`>`, p.Type.String(), `<small>`, gdr, ` `, Short(float64(p.Bw), 1), `</small></td>`)
+		}
+		b.s(`</tr>`)
+	}
+	b.s(`</tbody></table>`)
+	return b.String(), nil
+}

@@ -1,0 +1,182 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestStaticHTML(t *testing.T) {
+	for _, tc := range []struct {
+		widget string
+		want   []string
+	}{
+		{"topology", []string{`<svg`, `class="pg-matrix"`, "ncclsim topo --preset rtx4090-8x --json", "RING"}},
+		{"algorithms", []string{`class="pg-chart"`, `pg-selection`, "threadThresholds", "ncclsim tune --preset rtx4090-8x --json"}},
+		{"estimator", []string{"busbw", `pg-marker`, EstimatorDefaultPreset, "ncclsim estimate --preset " + EstimatorDefaultPreset}},
+		{"step", []string{`pg-timeline`, "ncclsim step --preset rtx4090-8x --model ddp --params 1.5B"}},
+	} {
+		t.Run(tc.widget, func(t *testing.T) {
+			a, err := StaticHTML(context.Background(), tc.widget, "rtx4090-8x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(a, w) {
+					t.Errorf("static %s lacks %q", tc.widget, w)
+				}
+			}
+			// Markdown ends a raw HTML block at a blank line: each block
+			// must be one line.
+			for _, blk := range strings.Split(strings.TrimSpace(a), "\n\n") {
+				if strings.Contains(blk, "\n\n") {
+					t.Errorf("a block contains a blank line")
+				}
+			}
+			b, _ := StaticHTML(context.Background(), tc.widget, "rtx4090-8x")
+			if a != b {
+				t.Error("not deterministic")
+			}
+		})
+	}
+	if s, err := StaticHTML(context.Background(), "doctor", "x"); s != "" || err != nil {
+		t.Errorf("doctor: %q %v", s, err)
+	}
+	if _, err := StaticHTML(context.Background(), "nope", "rtx4090-8x"); err == nil {
+		t.Error("unknown widget accepted")
+	}
+}
+
+func TestCommandQuoting(t *testing.T) {
+	got := Command("tune", &Request{Preset: "h100-sxm-8x", Nodes: 2, Env: []string{"NCCL_ALGO=^Tree", "NCCL_SOCKET_IFNAME=eth0 ", " "}, Coll: "AllGather"})
+	want := "ncclsim tune --preset h100-sxm-8x --nodes 2 --env 'NCCL_ALGO=^Tree' --env NCCL_SOCKET_IFNAME=eth0 --coll allgather --json"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if q := shellQuote("it's"); q != `'it'\''s'` {
+		t.Errorf("quote: %s", q)
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want uint64
+		err  bool
+	}{
+		{"0", 0, false}, {"4096", 4096, false}, {"64M", 64 << 20, false}, {"1 GiB", 1 << 30, false}, {"2kb", 2048, false},
+		{"-5", 0, true}, {"1e9", 0, true}, {"", 0, true}, {"M", 0, true}, {"99999999999999999999T", 0, true}, {"18446744073709551615", 0, true},
+	} {
+		got, err := ParseBytes(tc.in)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("ParseBytes(%q) = %d, %v", tc.in, got, err)
+		}
+		if err != nil {
+			if fe, ok := err.(*FieldError); !ok || fe.Field != "bytes" {
+				t.Errorf("ParseBytes(%q) error %v is not a bytes field error", tc.in, err)
+			}
+		}
+	}
+}
+
+// FuzzParseBytes: any text gives a size or a field error, never a panic,
+// and accepted sizes fit the limit ncclsim uses.
+func FuzzParseBytes(f *testing.F) {
+	for _, s := range []string{"64M", "1 GiB", "-1", "9999999999999999999", "1.5K", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseBytes(s)
+		if err == nil && n > 1<<63 {
+			t.Errorf("%q accepted as %d", s, n)
+		}
+	})
+}
+
+// FuzzParseCount: the step's parameter count parser.
+func FuzzParseCount(f *testing.F) {
+	for _, s := range []string{"7B", "350M", "1.3e9", "-3", "NaNB", "1e400", "inf"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := parseCount(s)
+		if err == nil && (n < 1 || n > 1e15) {
+			t.Errorf("%q accepted as %d", s, n)
+		}
+	})
+}
+
+// FuzzAppendString checks the hand-written JSON string encoder against
+// encoding/json: both must decode to the same string.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", "<svg>&\"'\\\n\t\x01", "\u2028\u2029", "\xff\xfe", "日本語"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b := appendString(nil, s)
+		var got string
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatalf("%q encoded as invalid JSON %s: %v", s, b, err)
+		}
+		want := strings.ToValidUTF8(s, "\uFFFD")
+		if !utf8.ValidString(s) {
+			// encoding/json replaces each invalid byte; compare with it.
+			var w string
+			enc, _ := json.Marshal(s)
+			_ = json.Unmarshal(enc, &w)
+			want = w
+		}
+		if got != want {
+			t.Errorf("%q round-tripped to %q, want %q", s, got, want)
+		}
+	})
+}
+
+func TestAppendFloat(t *testing.T) {
+	for _, v := range []float64{0, 1, -2.5, 1e-7, 1e21, 123456789.125, 20.600000381469727, math.SmallestNonzeroFloat64} {
+		got := string(appendFloat(nil, v, 64))
+		want, _ := json.Marshal(v)
+		if got != string(want) {
+			t.Errorf("%v: %s, encoding/json %s", v, got, want)
+		}
+	}
+	for _, v := range []float32{0, 20.6, 1e-7, 3.4e38, 370.8} {
+		got := string(appendFloat(nil, float64(v), 32))
+		want, _ := json.Marshal(v)
+		if got != string(want) {
+			t.Errorf("float32 %v: %s, encoding/json %s", v, got, want)
+		}
+	}
+	if s := string(appendFloat(nil, math.Inf(1), 64)); s != "null" {
+		t.Errorf("inf: %s", s)
+	}
+}
+
+// TestSessionCaches checks that changing only the drawing reuses the
+// model and that a new environment builds a new one.
+func TestSessionCaches(t *testing.T) {
+	s := NewSession()
+	r := &Request{Preset: "h100-sxm-8x"}
+	b1, err := s.build(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Channel, r.Coll = 3, "allgather"
+	if b2, _ := s.build(context.Background(), r); b2 != b1 {
+		t.Error("the drawing options rebuilt the model")
+	}
+	r.Env = []string{"NCCL_ALGO=Ring"}
+	if b3, _ := s.build(context.Background(), r); b3 == b1 {
+		t.Error("a new environment reused the old model")
+	}
+	x := &Request{XML: "<system version=\"1\"/>"}
+	if _, err := s.build(context.Background(), x); err == nil {
+		t.Error("a system without CPU or GPU was accepted")
+	}
+	if _, err := s.build(context.Background(), &Request{Preset: "a", XML: "b"}); err == nil {
+		t.Error("preset and XML together were accepted")
+	}
+}

@@ -1,0 +1,260 @@
+package api
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/distributed-nav/distributed-nav/playground/estimate"
+	"github.com/distributed-nav/distributed-nav/playground/figure"
+	"github.com/distributed-nav/distributed-nav/playground/tune"
+)
+
+// EstimatorDefaultPreset is the system the estimator page opens on: the
+// card's RTX 4090 box with P2P unavailable, for which published
+// measurements of AllReduce, AllGather and ReduceScatter exist.
+const EstimatorDefaultPreset = "rtx4090-2x-2socket"
+
+// Estimator answers the estimator page: "result" is `ncclsim estimate
+// --json` at the chosen size; "sweep" holds, for every size from 8 B to
+// 8 GiB, NCCL's model and the calibrated estimate (time and busbw) with the
+// busbw range of the class's error band; "measurements" the published runs
+// of the same preset, node count and collective, with their sources; the
+// figures are "busbw" and "time" (model and calibrated curves, the band,
+// the measured points linked to their sources) and "estimate" (the table
+// at the chosen size, with formulas).
+func (s *Session) Estimator(ctx context.Context, req *Request) Reply {
+	f, n, dt, err := estimateInputs(req)
+	if err != nil {
+		return errorReply(err)
+	}
+	b, err := s.build(ctx, req)
+	if err != nil {
+		return errorReply(err)
+	}
+	if b.tuneErr != nil {
+		return errorReply(tuneField(b.tuneErr))
+	}
+	es, err := s.estimator(b, req.Fabric)
+	if err != nil {
+		return errorReply(err)
+	}
+	e, err := es.Estimate(tune.Request{Func: f, NBytes: n, Datatype: dt})
+	if err != nil {
+		return errorReply(selectField(b.tune, err))
+	}
+	sizes := SweepSizes()
+	sweep, err := es.Sweep(ctx, f, sizes, tune.Request{Datatype: dt})
+	if err != nil {
+		return errorReply(&FieldError{Field: "coll", Message: err.Error()})
+	}
+	sets, err := s.datasets()
+	if err != nil {
+		return errorReply(err)
+	}
+	var match []*estimate.Dataset
+	if req.Preset != "" {
+		for _, d := range sets {
+			df, err := d.Func()
+			if err != nil || df != f || d.System.Preset != req.Preset || max(d.System.Nodes, 1) != b.nodes {
+				continue
+			}
+			match = append(match, d)
+		}
+	}
+
+	var w jw
+	w.b = make([]byte, 0, 32<<10)
+	w.obj()
+	w.key("result")
+	writeEstimateResult(&w, b, &e, f, n, dt)
+	w.key("sweep")
+	w.obj()
+	w.key("sizes")
+	w.arr()
+	for _, x := range sweep {
+		w.u64(x.Bytes)
+	}
+	w.endArr()
+	col := func(name string, get func(x *estimate.Estimate) (float64, bool)) {
+		w.key(name)
+		w.arr()
+		for i := range sweep {
+			if v, ok := get(&sweep[i]); ok {
+				w.f64(v)
+			} else {
+				w.null()
+			}
+		}
+		w.endArr()
+	}
+	col("model_time_us", func(x *estimate.Estimate) (float64, bool) { return x.Model.TimeUs, true })
+	col("model_busbw_GBps", func(x *estimate.Estimate) (float64, bool) { return x.Model.BusBwGBps, true })
+	col("calibrated_time_us", func(x *estimate.Estimate) (float64, bool) { return x.Calibrated.TimeUs, true })
+	col("calibrated_busbw_GBps", func(x *estimate.Estimate) (float64, bool) { return x.Calibrated.BusBwGBps, true })
+	col("busbw_low_GBps", func(x *estimate.Estimate) (float64, bool) { return x.Calibrated.BusBwLowGBps, true })
+	col("busbw_high_GBps", func(x *estimate.Estimate) (float64, bool) {
+		if x.Calibrated.BusBwHighGBps == nil {
+			return 0, false
+		}
+		return *x.Calibrated.BusBwHighGBps, true
+	})
+	w.end()
+	w.key("measurements")
+	w.arr()
+	for _, d := range match {
+		w.obj()
+		w.kstr("id", d.ID)
+		w.kstr("title", d.Source.Title)
+		w.kstr("url", d.Source.URL)
+		w.kstr("date", d.Source.Date)
+		w.kstr("gpu", d.Hardware.GPUModel)
+		w.kint("ngpus", d.Hardware.NGPUs)
+		w.kint("nnodes", d.Hardware.NNodes)
+		w.kstr("nccl_version", d.Run.NCCLVersion)
+		w.kstr("dtype", d.Run.Dtype)
+		w.kbool("fit", d.Fit)
+		w.key("rows")
+		w.arr()
+		for _, r := range d.Rows {
+			w.obj()
+			w.key("bytes")
+			w.u64(r.Bytes)
+			w.kf64("time_us", r.TimeUs)
+			w.kf64("busbw_GBps", r.BusBwGBps)
+			w.end()
+		}
+		w.endArr()
+		w.end()
+	}
+	w.endArr()
+	w.key("problems")
+	writeProblems(&w, b.problems)
+	w.kstr("command", Command("estimate", req))
+	w.end()
+
+	figs := []Figure{
+		{"busbw", estimatorChart(es, f, sweep, match, true)},
+		{"time", estimatorChart(es, f, sweep, match, false)},
+		{"estimate", estimateTable(es, &e, f)},
+	}
+	return Reply{JSON: w.String(), Figures: figs}
+}
+
+// linkable returns u when it is a web address, else "".
+func linkable(u string) string {
+	if strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
+		return u
+	}
+	return ""
+}
+
+// estimatorChart draws busbw (or time) against size: NCCL's model, the
+// calibrated estimate with its error band, and the measured points.
+func estimatorChart(es *estimate.System, f tune.Func, sweep []estimate.Estimate, sets []*estimate.Dataset, busbw bool) string {
+	bf := tune.BusBwFactor(f, es.Model().Sys.NRanks)
+	model := figure.Series{Name: "NCCL model", Class: "pg-s1 pg-dash1"}
+	cal := figure.Series{Name: "calibrated", Class: "pg-s0 pg-dash2"}
+	band := figure.Series{Name: "error band", Class: "pg-s0", Kind: figure.Band}
+	for _, x := range sweep {
+		X := float64(x.Bytes)
+		mv, cv := x.Model.BusBwGBps, x.Calibrated.BusBwGBps
+		lo, hi := x.Calibrated.BusBwLowGBps, math.NaN()
+		if x.Calibrated.BusBwHighGBps != nil {
+			hi = *x.Calibrated.BusBwHighGBps
+		}
+		if !busbw {
+			mv, cv = x.Model.TimeUs, x.Calibrated.TimeUs
+			// The busbw band as a time band: t = bus bytes / busbw.
+			sb := X * bf / 1e3
+			l, h := sb/hi, sb/lo
+			if math.IsNaN(hi) {
+				l = math.NaN()
+			}
+			lo, hi = l, h
+		}
+		model.Points = append(model.Points, figure.Point{X: X, Y: mv, Title: "NCCL model at " + figure.Bytes(X) + ": " + x.Model.Algo + "/" + x.Model.Proto + ", " + valueText(mv, busbw)})
+		cal.Points = append(cal.Points, figure.Point{X: X, Y: cv, Title: "calibrated at " + figure.Bytes(X) + ": " + valueText(cv, busbw)})
+		// An unbounded side (NaN) reaches the edge of the plot.
+		band.Points = append(band.Points, figure.Point{X: X})
+		band.Lower = append(band.Lower, lo)
+		band.Upper = append(band.Upper, hi)
+	}
+	series := []figure.Series{band, model, cal}
+	for i, d := range sets {
+		s := figure.Series{Name: "measured (" + strconv.Itoa(len(d.Rows)) + " sizes)", Class: figure.SeriesClass(4 + i), Kind: figure.Markers}
+		for _, r := range d.Rows {
+			v := r.BusBwGBps
+			if !busbw {
+				v = r.TimeUs
+			}
+			s.Points = append(s.Points, figure.Point{X: float64(r.Bytes), Y: v, Href: linkable(d.Source.URL),
+				Title: d.ID + " at " + figure.Bytes(float64(r.Bytes)) + ": " + valueText(v, busbw) + " (" + d.Source.Title + ")"})
+		}
+		series = append(series, s)
+	}
+	opts := figure.ChartOptions{XLabel: "message size (nccl-tests size)", XUnit: figure.UnitBytes, YLog: true}
+	if busbw {
+		opts.Label = f.String() + " bus bandwidth against size: NCCL's model, the calibrated estimate with its error band, and published measurements"
+		opts.YLabel, opts.YUnit = "busbw", figure.UnitGBps
+	} else {
+		opts.Label = f.String() + " time against size: NCCL's model, the calibrated estimate with its error band, and published measurements"
+		opts.YLabel, opts.YUnit = "time", figure.UnitMicros
+	}
+	return figure.TimeChart(series, opts)
+}
+
+func valueText(v float64, busbw bool) string {
+	if busbw {
+		return figure.Short(v, 3) + " GB/s busbw"
+	}
+	return figure.Duration(v)
+}
+
+// estimateTable compares the model and the calibrated estimate at one size
+// and shows how each number was computed.
+func estimateTable(es *estimate.System, e *estimate.Estimate, f tune.Func) string {
+	n := es.Model().Sys.NRanks
+	bf := tune.BusBwFactor(f, n)
+	sbus := float64(e.Bytes) * bf
+	row := func(name string, p estimate.Prediction, formula []string) figure.Row {
+		return figure.Row{Attr: strings.ToLower(strings.Fields(name)[0]), Formula: formula, Cells: []figure.Cell{
+			{Text: name},
+			{Text: p.Algo + "/" + p.Proto},
+			{Text: figure.Fixed(p.TimeUs, 2), Value: f64s(p.TimeUs)},
+			{Text: figure.Fixed(p.AlgBwGBps, 2), Value: f64s(p.AlgBwGBps)},
+			{Text: figure.Fixed(p.BusBwGBps, 2), Value: f64s(p.BusBwGBps)},
+		}}
+	}
+	busText := "busbw = algbw × " + busFactorText(f, strconv.Itoa(n)) + " = " + figure.Short(bf, 4)
+	mf := []string{
+		"time = latency × 1 + nBytes / (1000 × bandwidth) = " + figure.Short(e.ModelLatencyUs, 2) + " µs + " + strconv.FormatUint(e.Bytes, 10) + " B / (1000 × " + figure.Short(e.ModelBandwidthGBps, 2) + " GB/s), with the size corrections of ncclTopoGetAlgoTime = " + figure.Short(e.Model.TimeUs, 2) + " µs",
+		"algbw = size / time; " + busText,
+	}
+	c := e.Calibrated
+	var cf []string
+	if c.Class == "" {
+		cf = []string{c.Support}
+	} else {
+		gamma := ""
+		if cp, err := es.Calibration().For(c.Class); err == nil {
+			gamma = figure.Short(cp.RampGamma.Value, 3)
+		}
+		cf = []string{
+			"path class " + string(c.Class) + ": " + c.Class.Describe(),
+			"t = λ·L + Sbus / (η·B) / (1 − exp(−(Sbus / ρ)^γ)) with Sbus = size × " + figure.Short(bf, 4) + " = " + figure.Short(sbus, 0) + " bus bytes, λ·L = " + figure.Short(c.LatencyUs, 2) + " µs, η·B = " + figure.Short(c.PlateauBusBwGBps, 3) + " GB/s, ρ = " + figure.Short(c.RampBusBytes, 0) + " bytes, γ = " + gamma + " → " + figure.Short(c.TimeUs, 2) + " µs",
+			"algbw = size / time; " + busText,
+			"error band of the class: median " + figure.Short(c.Band.MedianPct, 1) + " %, max " + figure.Short(c.Band.MaxPct, 1) + " % over " + strconv.Itoa(c.Band.Points) + " points of " + strconv.Itoa(c.Band.Datasets) + " datasets; " + c.Support,
+		}
+		if c.Held {
+			cf = append(cf, "held at the time of "+strconv.FormatUint(c.HeldFromBytes, 10)+" bytes: NCCL's switch to "+c.Algo+"/"+c.Proto+" would make the calibrated time drop here")
+		}
+	}
+	return figure.Table(figure.TableSpec{
+		Caption: f.String() + " of " + figure.Bytes(float64(e.Bytes)) + " on " + strconv.Itoa(n) + " ranks: what NCCL's model predicts and what the calibrated estimator expects nccl-tests to measure",
+		Head:    []string{"estimate", "algorithm/protocol", "time (µs)", "algbw (GB/s)", "busbw (GB/s)"},
+		Class:   "pg-estimate",
+		Rows:    []figure.Row{row("NCCL model", e.Model, mf), row("calibrated", c.Prediction, cf)},
+	})
+}

@@ -1,0 +1,303 @@
+//go:build js && wasm
+
+// Command wasm is the playground's WebAssembly module (GOOS=js
+// GOARCH=wasm): a thin adapter that exposes package api to JavaScript as
+//
+//	globalThis.distnav = {
+//	  version,                     // the NCCL release modelled
+//	  presets()            -> JSON // [{name, description}]
+//	  presetXML(name)      -> string (the topology XML) or error JSON
+//	  topo(request)        -> reply // see api.Session.Topo
+//	  tune(request)        -> reply // api.Session.Tune
+//	  estimate(request)    -> reply // api.Session.Estimate
+//	  estimator(request)   -> reply // api.Session.Estimator
+//	  step(request)        -> reply // api.Session.Step
+//	  doctor({log, env})   -> reply // api.Session.Doctor
+//	}
+//
+// A request is a plain object: {preset | xml, xmlName, nodes, p2p, env:
+// ["NAME=VALUE", ...], coll, bytes, dtype, fabric, graph, channel, mode,
+// params, bucketCapMb, firstIteration, layers, tensorsPerLayer, forwardMs,
+// backwardMs, optimizerMs, reshard, reduceDtype, shardDtype, timing,
+// timeoutMs, onProgress(polls)}. A reply is {json, figures: {name: markup}};
+// on any failure json is the error object {"error": {"field", "name",
+// "message"}}. A panic anywhere below is recovered and reported the same
+// way, so bad input never stops the module. Inputs are capped before they
+// are copied into Go.
+//
+// The same binary serves every playground page; the pages run it inside a
+// Web Worker (site/assets/js/playground/worker.js) so that long searches
+// never block the page.
+package main
+
+import (
+	"context"
+	"errors"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall/js"
+	"time"
+
+	"github.com/distributed-nav/distributed-nav/playground/wasm/api"
+)
+
+func main() {
+	register(js.Global(), api.NewSession())
+	select {}
+}
+
+// register installs the API object as g.distnav and returns it. The
+// functions stay alive for the life of the module, so they are never
+// released.
+func register(g js.Value, s *api.Session) js.Value {
+	obj := js.Global().Get("Object").New()
+	obj.Set("version", api.NCCLVersion)
+	obj.Set("presets", js.FuncOf(func(js.Value, []js.Value) any {
+		return guard(s.PresetsJSON)
+	}))
+	obj.Set("presetXML", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		return guard(func() string {
+			name := argString(args, 0)
+			x, err := s.PresetXML(name)
+			if err != nil {
+				return api.ErrorJSON(err)
+			}
+			return x
+		})
+	}))
+	call := func(f func(context.Context, *api.Request) api.Reply) js.Func {
+		return js.FuncOf(func(_ js.Value, args []js.Value) any {
+			return guardReply(func() api.Reply {
+				req, err := request(args)
+				if err != nil {
+					return api.Reply{JSON: api.ErrorJSON(err)}
+				}
+				return f(context.Background(), req)
+			})
+		})
+	}
+	obj.Set("topo", call(s.Topo))
+	obj.Set("tune", call(s.Tune))
+	obj.Set("estimate", call(s.Estimate))
+	obj.Set("estimator", call(s.Estimator))
+	obj.Set("step", call(s.Step))
+	obj.Set("doctor", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		return guardReply(func() api.Reply {
+			if len(args) == 0 || args[0].Type() != js.TypeObject {
+				return api.Reply{JSON: api.ErrorJSON(&api.FieldError{Field: "log", Message: "the request must be an object"})}
+			}
+			o := args[0]
+			logText, err := textField(o, "log", api.MaxLogBytes)
+			if err != nil {
+				return api.Reply{JSON: api.ErrorJSON(err)}
+			}
+			envText, err := textField(o, "env", api.MaxEnvDumpSize)
+			if err != nil {
+				return api.Reply{JSON: api.ErrorJSON(&api.FieldError{Field: "envdump", Message: err.(*api.FieldError).Message})}
+			}
+			return s.Doctor(context.Background(), logText, envText)
+		})
+	}))
+	g.Set("distnav", obj)
+	return obj
+}
+
+// guard runs f and turns a panic into the error object.
+func guard(f func() string) (out string) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = api.ErrorJSON(errors.New("internal error (please report it): " + panicText(r)))
+		}
+	}()
+	return f()
+}
+
+// guardReply runs f and converts its reply into a JS object {json,
+// figures}; a panic becomes the error object.
+func guardReply(f func() api.Reply) (out any) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = replyValue(api.Reply{JSON: api.ErrorJSON(errors.New("internal error (please report it): " + panicText(r)))})
+		}
+	}()
+	return replyValue(f())
+}
+
+// replyValue builds the JS object of a reply.
+func replyValue(r api.Reply) js.Value {
+	o := js.Global().Get("Object").New()
+	o.Set("json", r.JSON)
+	figs := js.Global().Get("Object").New()
+	for _, f := range r.Figures {
+		figs.Set(f.Name, f.Markup)
+	}
+	o.Set("figures", figs)
+	return o
+}
+
+// textField reads a text member of o, refusing it before the copy when it
+// is longer than limit.
+func textField(o js.Value, name string, limit int) (string, error) {
+	v := o.Get(name)
+	switch v.Type() {
+	case js.TypeUndefined, js.TypeNull:
+		return "", nil
+	case js.TypeString:
+		if n := strLen(v); n > limit {
+			return "", &api.FieldError{Field: name, Message: "the text is " + strconv.Itoa(n) + " characters long; the limit here is " + strconv.Itoa(limit>>20) + " MiB"}
+		}
+		return v.String(), nil
+	}
+	return "", &api.FieldError{Field: name, Message: "want text"}
+}
+
+// panicText describes a recovered value without fmt.
+func panicText(r any) string {
+	switch v := r.(type) {
+	case runtime.Error:
+		return v.Error()
+	case error:
+		return v.Error()
+	case string:
+		return v
+	}
+	return "unexpected panic"
+}
+
+func argString(args []js.Value, i int) string {
+	if i >= len(args) || args[i].Type() != js.TypeString {
+		return ""
+	}
+	return args[i].String()
+}
+
+// request reads the request object, checking types and sizes before
+// copying anything large into Go.
+func request(args []js.Value) (*api.Request, error) {
+	if len(args) == 0 || args[0].Type() != js.TypeObject {
+		return nil, &api.FieldError{Field: "", Message: "the request must be an object"}
+	}
+	o := args[0]
+	req := &api.Request{}
+	str := func(name string, limit int) (string, error) {
+		v := o.Get(name)
+		switch v.Type() {
+		case js.TypeUndefined, js.TypeNull:
+			return "", nil
+		case js.TypeString:
+			if n := strLen(v); n > limit {
+				msg := "the input is " + strconv.Itoa(n) + " characters long; the limit is " + strconv.Itoa(limit)
+				if name == "xml" {
+					msg = "the topology XML is " + strconv.Itoa(n) + " characters long; the limit is " + strconv.Itoa(limit>>20) + " MiB (a real dump is well under 100 KB)"
+				}
+				return "", &api.FieldError{Field: name, Message: msg}
+			}
+			return v.String(), nil
+		case js.TypeNumber:
+			return strconv.FormatFloat(v.Float(), 'f', -1, 64), nil
+		}
+		return "", &api.FieldError{Field: name, Message: "want text"}
+	}
+	var err error
+	if req.Preset, err = str("preset", 256); err != nil {
+		return nil, err
+	}
+	if req.XML, err = str("xml", api.MaxXMLBytes); err != nil {
+		return nil, err
+	}
+	if req.XMLName, err = str("xmlName", 256); err != nil {
+		return nil, err
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"p2p", &req.P2P}, {"coll", &req.Coll}, {"bytes", &req.Bytes}, {"dtype", &req.Dtype}, {"graph", &req.Graph}, {"fabric", &req.Fabric},
+		{"mode", &req.Step.Mode}, {"params", &req.Step.Params}, {"bucketCapMb", &req.Step.BucketCapMB}, {"layers", &req.Step.Layers},
+		{"tensorsPerLayer", &req.Step.TensorsPerLayer}, {"forwardMs", &req.Step.ForwardMs}, {"backwardMs", &req.Step.BackwardMs},
+		{"optimizerMs", &req.Step.OptimizerMs}, {"reshard", &req.Step.Reshard}, {"reduceDtype", &req.Step.ReduceDtype},
+		{"shardDtype", &req.Step.ShardDtype}, {"timing", &req.Step.Timing}} {
+		if *f.dst, err = str(f.name, 256); err != nil {
+			return nil, err
+		}
+	}
+	if v := o.Get("firstIteration"); v.Type() == js.TypeBoolean {
+		req.Step.FirstIteration = v.Bool()
+	}
+	if req.Nodes, err = intField(o, "nodes", 1, api.MaxNodes); err != nil {
+		return nil, err
+	}
+	if req.Channel, err = intField(o, "channel", -1, 1<<20); err != nil {
+		return nil, err
+	}
+	if o.Get("channel").Type() == js.TypeUndefined {
+		req.Channel = 0
+	}
+	if ms, err := intField(o, "timeoutMs", 0, 10*60*1000); err == nil && ms > 0 {
+		req.Timeout = time.Duration(ms) * time.Millisecond
+	}
+	env := o.Get("env")
+	switch env.Type() {
+	case js.TypeUndefined, js.TypeNull:
+	case js.TypeString:
+		if strLen(env) > api.MaxEnvVars*api.MaxEnvLen {
+			return nil, &api.FieldError{Field: "env", Message: "the environment text is too long"}
+		}
+		req.Env = strings.Split(env.String(), "\n")
+	case js.TypeObject:
+		if !js.Global().Get("Array").Call("isArray", env).Bool() {
+			return nil, &api.FieldError{Field: "env", Message: "want a list of NAME=VALUE assignments"}
+		}
+		n := env.Length()
+		if n > api.MaxEnvVars {
+			return nil, &api.FieldError{Field: "env", Message: "too many variables (" + strconv.Itoa(n) + "; the limit is " + strconv.Itoa(api.MaxEnvVars) + ")"}
+		}
+		for i := 0; i < n; i++ {
+			v := env.Index(i)
+			if v.Type() != js.TypeString || strLen(v) > api.MaxEnvLen {
+				return nil, &api.FieldError{Field: "env", Message: "each variable must be NAME=VALUE text of at most " + strconv.Itoa(api.MaxEnvLen) + " characters"}
+			}
+			req.Env = append(req.Env, v.String())
+		}
+	default:
+		return nil, &api.FieldError{Field: "env", Message: "want a list of NAME=VALUE assignments"}
+	}
+	if cb := o.Get("onProgress"); cb.Type() == js.TypeFunction {
+		req.Progress = func(steps int64) { cb.Invoke(float64(steps)) }
+	}
+	return req, nil
+}
+
+// strLen is the length of a JS string in UTF-16 code units, read without
+// copying it (Value.Length and Value.Get only work on objects, so the
+// string is boxed with Object(s)). A string's UTF-8 form is at least this
+// long, so this checks a byte limit before the copy.
+func strLen(v js.Value) int { return js.Global().Get("Object").Invoke(v).Get("length").Int() }
+
+// intField reads an integer given as a number or as decimal text.
+func intField(o js.Value, name string, lo, hi int) (int, error) {
+	v := o.Get(name)
+	bad := &api.FieldError{Field: name, Message: "want a whole number from " + strconv.Itoa(lo) + " to " + strconv.Itoa(hi)}
+	switch v.Type() {
+	case js.TypeUndefined, js.TypeNull:
+		return 0, nil
+	case js.TypeNumber:
+		f := v.Float()
+		if math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
+			return 0, bad
+		}
+		return int(f), nil
+	case js.TypeString:
+		s := strings.TrimSpace(v.String())
+		if s == "" {
+			return 0, nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < lo || n > hi {
+			return 0, bad
+		}
+		return n, nil
+	}
+	return 0, bad
+}
