@@ -64,6 +64,11 @@ type evidence struct {
 	seen map[LineRef]bool
 }
 
+// add keeps each non-empty ref not seen before, up to maxDiagnosisEvidence
+// lines. It stays out of line (go:noinline): inlined with its map code at
+// ~40 call sites it grew the wasm playground noticeably.
+//
+//go:noinline
 func (e *evidence) add(refs ...LineRef) {
 	for _, r := range refs {
 		if r.Text == "" && r.Line == 0 {

@@ -59,6 +59,7 @@ func FuzzParseLog(f *testing.F) {
 		if strings.Contains(html.String(), "<script") {
 			t.Fatal("raw markup in the HTML view")
 		}
+		checkSameHTML(t, s, ds)
 		if _, err := json.Marshal(s); err != nil {
 			t.Fatal(err)
 		}

@@ -21,6 +21,8 @@ func note(page, anchor, title string) Link {
 func trouble(anchor, title string) Link { return note(troubleshootingPage, anchor, title) }
 
 // envLink links the row of one variable in the site's variable table.
+//
+//go:noinline
 func envLink(name string) Link { return Link{Title: name, URL: envPage + "#" + name} }
 
 var (
@@ -55,7 +57,11 @@ func catalogue() []Link {
 		linkTransportSel, linkChannelsRings, linkEnvKnobs, linkWatchdogNote, linkHeartbeatNote, linkTopologyNote}
 }
 
-// links assembles a link list, dropping duplicates.
+// links assembles a link list, dropping duplicates. Like envLink it stays
+// out of line (go:noinline) to keep the wasm playground small: each is
+// called from dozens of places.
+//
+//go:noinline
 func links(ls ...Link) []Link {
 	out := make([]Link, 0, len(ls))
 	seen := map[string]bool{}

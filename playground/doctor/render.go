@@ -2,9 +2,9 @@ package doctor
 
 import (
 	"fmt"
-	"html/template"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -408,47 +408,197 @@ func WriteFindings(w io.Writer, fs []Finding) error {
 	return ew.err
 }
 
-// htmlReport is the template of WriteHTML. html/template escapes every
-// value, so text pasted into a log can never become markup.
-var htmlReport = template.Must(template.New("doctor").Parse(`<section class="doctor-report">
-<h2>Summary</h2>
-<dl>
-<dt>NCCL version</dt><dd>{{range $i, $v := .S.Versions}}{{if $i}}, {{end}}{{$v.Version}}{{else}}not printed{{end}}</dd>
-<dt>Ranks</dt><dd>{{.S.NRanks}}</dd>
-<dt>Nodes</dt><dd>{{.S.NNodes}}</dd>
-<dt>Hosts</dt><dd>{{range $i, $h := .S.Hosts}}{{if $i}}, {{end}}{{$h}}{{end}}</dd>
-<dt>Network</dt><dd>{{.S.Network}}</dd>
-<dt>Transports</dt><dd>{{range $i, $t := .S.Transports}}{{if $i}}, {{end}}{{$t.Kind}} ×{{$t.Count}}{{end}}</dd>
-<dt>Channels</dt><dd>{{.Channels}}</dd>
-</dl>
-{{if .S.Notes}}<ul class="doctor-notes">{{range .S.Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{if .S.Rings}}<h3>Rings</h3><pre>{{range .S.Rings}}{{printf "%2d:" .Channel}}{{range .Ranks}} {{.}}{{end}}
-{{end}}</pre>{{end}}
-<h2>Diagnoses</h2>
-{{range .D}}<article class="diagnosis severity-{{.Severity}}" id="diag-{{.ID}}">
-<h3>{{.Title}} <small>{{.Severity}} · {{.ID}}</small></h3>
-<p>{{.Explanation}}</p>
-{{if .Evidence}}<pre class="evidence">{{range .Evidence}}{{if .Line}}{{.Line}}: {{else}}env: {{end}}{{.Text}}
-{{end}}</pre>{{end}}
-<ul>{{range .Links}}<li><a href="{{.URL}}">{{.Title}}</a></li>{{end}}</ul>
-</article>
-{{else}}<p>No diagnoses.</p>{{end}}
-</section>
-`))
+// htmlEscaper replaces the characters that could end a text node or a
+// quoted attribute value. The set (and the numeric references for quotes
+// and '+') matches what html/template writes, so the fragment is the same
+// as when WriteHTML used a template; NUL becomes U+FFFD as it does there.
+var htmlEscaper = strings.NewReplacer(
+	"\x00", "\uFFFD",
+	`"`, "&#34;",
+	"&", "&amp;",
+	"'", "&#39;",
+	"+", "&#43;",
+	"<", "&lt;",
+	">", "&gt;",
+)
+
+// safeURL returns u ready for a double-quoted href: a URL whose scheme is
+// not http, https or mailto is replaced by "#ZgotmplZ" (html/template's
+// marker for a rejected URL), bytes that may not appear in a URL are
+// percent-encoded (existing %XX escapes are kept), and the result is
+// attribute-escaped.
+func safeURL(u string) string {
+	if scheme, _, ok := strings.Cut(u, ":"); ok && !strings.Contains(scheme, "/") {
+		switch strings.ToLower(scheme) {
+		case "http", "https", "mailto":
+		default:
+			return "#ZgotmplZ"
+		}
+	}
+	const hexDigits = "0123456789abcdef"
+	var b strings.Builder
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		if urlKeeps(c) || (c == '%' && i+2 < len(u) && isHexDigit(u[i+1]) && isHexDigit(u[i+2])) {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hexDigits[c>>4])
+		b.WriteByte(hexDigits[c&15])
+	}
+	return htmlEscaper.Replace(b.String())
+}
+
+// urlKeeps reports whether c may stay as it is in a normalised URL: the
+// unreserved characters of RFC 3986 and the reserved ones except the
+// single quote and parentheses.
+func urlKeeps(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._~!#$&*+,/:;=?@[]", c) >= 0
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
 
 // WriteHTML writes the summary and diagnoses as an HTML fragment for the
 // site's doctor page. All log text is escaped; links are the site-relative
-// URLs of the diagnoses.
+// URLs of the diagnoses (any other scheme than http, https or mailto is
+// dropped).
 func WriteHTML(w io.Writer, s *Summary, ds []Diagnosis) error {
 	if s == nil {
 		s = &Summary{}
 	}
-	if err := htmlReport.Execute(w, struct {
-		S        *Summary
-		D        []Diagnosis
-		Channels int
-	}{s, ds, s.ChannelCount()}); err != nil {
+	var o htmlOut
+	o.raw("<section class=\"doctor-report\">\n<h2>Summary</h2>\n<dl>\n<dt>NCCL version</dt><dd>")
+	if len(s.Versions) == 0 {
+		o.raw("not printed")
+	}
+	for i, v := range s.Versions {
+		o.sep(i)
+		o.text(v.Version)
+	}
+	o.raw("</dd>\n<dt>Ranks</dt><dd>")
+	o.num(s.NRanks)
+	o.raw("</dd>\n<dt>Nodes</dt><dd>")
+	o.num(s.NNodes)
+	o.raw("</dd>\n<dt>Hosts</dt><dd>")
+	for i, h := range s.Hosts {
+		o.sep(i)
+		o.text(h)
+	}
+	o.raw("</dd>\n<dt>Network</dt><dd>")
+	o.text(s.Network)
+	o.raw("</dd>\n<dt>Transports</dt><dd>")
+	for i, t := range s.Transports {
+		o.sep(i)
+		o.text(t.Kind)
+		o.raw(" ×")
+		o.num(t.Count)
+	}
+	o.raw("</dd>\n<dt>Channels</dt><dd>")
+	o.num(s.ChannelCount())
+	o.raw("</dd>\n</dl>\n")
+	if len(s.Notes) > 0 {
+		o.raw(`<ul class="doctor-notes">`)
+		for _, n := range s.Notes {
+			o.raw("<li>")
+			o.text(n)
+			o.raw("</li>")
+		}
+		o.raw("</ul>")
+	}
+	o.raw("\n")
+	if len(s.Rings) > 0 {
+		o.raw("<h3>Rings</h3><pre>")
+		for _, r := range s.Rings {
+			if r.Channel >= 0 && r.Channel < 10 {
+				o.raw(" ") // printf "%2d"
+			}
+			o.num(r.Channel)
+			o.raw(":")
+			for _, x := range r.Ranks {
+				o.raw(" ")
+				o.num(x)
+			}
+			o.raw("\n")
+		}
+		o.raw("</pre>")
+	}
+	o.raw("\n<h2>Diagnoses</h2>\n")
+	if len(ds) == 0 {
+		o.raw("<p>No diagnoses.</p>")
+	}
+	for _, d := range ds {
+		sev, id := htmlEscaper.Replace(d.Severity.String()), htmlEscaper.Replace(d.ID)
+		o.raw(`<article class="diagnosis severity-`, sev, `" id="diag-`, id, "\">\n<h3>")
+		o.text(d.Title)
+		o.raw(" <small>", sev, " · ", id, "</small></h3>\n<p>")
+		o.text(d.Explanation)
+		o.raw("</p>\n")
+		if len(d.Evidence) > 0 {
+			o.raw(`<pre class="evidence">`)
+			for _, e := range d.Evidence {
+				if e.Line != 0 {
+					o.num(e.Line)
+					o.raw(": ")
+				} else {
+					o.raw("env: ")
+				}
+				o.text(e.Text)
+				o.raw("\n")
+			}
+			o.raw("</pre>")
+		}
+		o.raw("\n<ul>")
+		for _, l := range d.Links {
+			o.raw(`<li><a href="`, safeURL(l.URL), `">`)
+			o.text(l.Title)
+			o.raw("</a></li>")
+		}
+		o.raw("</ul>\n</article>\n")
+	}
+	o.raw("\n</section>\n")
+	if _, err := w.Write(o.b); err != nil {
 		return fmt.Errorf("doctor: render html: %w", err)
 	}
 	return nil
+}
+
+// htmlOut collects the HTML fragment of WriteHTML. Its methods are kept out
+// of line (go:noinline): inlined at each of WriteHTML's many call sites
+// they tripled the function's size in the wasm binary.
+type htmlOut struct{ b []byte }
+
+// raw appends markup as it is.
+//
+//go:noinline
+func (o *htmlOut) raw(parts ...string) {
+	for _, p := range parts {
+		o.b = append(o.b, p...)
+	}
+}
+
+// text appends escaped text.
+//
+//go:noinline
+func (o *htmlOut) text(s string) { o.b = append(o.b, htmlEscaper.Replace(s)...) }
+
+// num appends a decimal number.
+//
+//go:noinline
+func (o *htmlOut) num(n int) { o.b = strconv.AppendInt(o.b, int64(n), 10) }
+
+// sep appends the ", " between list items (before every item but the
+// first).
+//
+//go:noinline
+func (o *htmlOut) sep(i int) {
+	if i > 0 {
+		o.raw(", ")
+	}
 }

@@ -26,8 +26,12 @@ func (s Severity) String() string {
 	return fmt.Sprintf("Severity(%d)", int(s))
 }
 
-// MarshalJSON writes the severity as its name.
-func (s Severity) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+// MarshalJSON writes the severity as its name. The name is plain ASCII, so
+// it is quoted directly: calling encoding/json here would link its whole
+// encoder into the wasm playground, which writes its JSON without it.
+func (s Severity) MarshalJSON() ([]byte, error) {
+	return append(append([]byte{'"'}, s.String()...), '"'), nil
+}
 
 // UnmarshalJSON reads a severity name.
 func (s *Severity) UnmarshalJSON(b []byte) error {

@@ -204,3 +204,23 @@ func LoadDatasets(fsys fs.FS, dir string) ([]*Dataset, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }
+
+// DefaultDatasets returns the datasets of data/measurements/*.json, sorted
+// by id, as LoadDatasets(data.Measurements, "measurements") reads them. The
+// values are compiled in (datasets_data.go, written by `go generate` from
+// the JSON files, and checked against them by TestDatasetsData), so that
+// the wasm playground does not link a JSON decoder. Every call returns a
+// fresh copy.
+func DefaultDatasets() ([]*Dataset, error) {
+	sets := embeddedDatasets()
+	for _, d := range sets {
+		if err := d.check(); err != nil {
+			return nil, fmt.Errorf("dataset %q: %w", d.ID, err)
+		}
+	}
+	return sets, nil
+}
+
+// ref returns a pointer to a copy of v (the generated data's spelling of
+// an optional number).
+func ref[T any](v T) *T { return &v }

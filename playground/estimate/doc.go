@@ -31,11 +31,18 @@
 // calibrated curve drop, the time is held at the largest time of any
 // smaller message and the result says so.
 //
-// The parameters live in data/calibration.yaml (embedded through package
-// data) with, for each, the datasets it was fitted on; Fit regenerates them
-// from data/measurements/ and Validate reports the busbw error of both
-// predictions against every dataset. Every calibrated prediction carries the
-// error band observed for its class and the number of datasets behind it.
+// The parameters live in data/calibration.yaml with, for each, the datasets
+// it was fitted on; Fit regenerates them from data/measurements/ and
+// Validate reports the busbw error of both predictions against every
+// dataset. Every calibrated prediction carries the error band observed for
+// its class and the number of datasets behind it.
+//
+// DefaultCalibration and DefaultDatasets return those files compiled in as
+// Go values (calibration_data.go, datasets_data.go, written by `go generate
+// ./playground/estimate` and checked against data/ by TestCalibrationData
+// and TestDatasetsData), so that the wasm playground links neither a YAML
+// nor a JSON parser. ParseCalibration and Marshal, which read and write the
+// YAML file, are left out of js/wasm builds.
 //
 // algbw and busbw follow nccl-tests exactly: algbw = size / time, where size
 // is the per-rank buffer for AllReduce, Broadcast and Reduce and the whole

@@ -379,35 +379,6 @@ func TestValidateCommitted(t *testing.T) {
 	}
 }
 
-// TestCalibrationReproducible: fitting the committed datasets gives the
-// committed data/calibration.yaml byte for byte (what `ncclsim calibrate
-// --check` verifies).
-func TestCalibrationReproducible(t *testing.T) {
-	sets, build, _ := fixtures(t)
-	cal, err := Fit(context.Background(), sets, build)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := cal.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(b, data.Calibration) {
-		t.Error("data/calibration.yaml differs from the fit of data/measurements; run `ncclsim calibrate`")
-	}
-	// Every class parameter names its datasets unless it is a default.
-	for _, cp := range cal.Classes {
-		for name, p := range map[string]Param{"efficiency": cp.Efficiency, "latency": cp.LatencyFactor, "ramp": cp.RampBytesPerRank, "gamma": cp.RampGamma} {
-			if p.Source != "default" && len(p.Datasets) == 0 {
-				t.Errorf("%s %s: %s value without datasets", cp.Class, name, p.Source)
-			}
-			if len(p.Datasets) == 1 && !strings.Contains(p.Note, "one dataset only") {
-				t.Errorf("%s %s: single-dataset parameter does not say so: %q", cp.Class, name, p.Note)
-			}
-		}
-	}
-}
-
 func TestParseDatasetErrors(t *testing.T) {
 	sets, _, _ := fixtures(t)
 	good, err := data.Measurements.ReadFile("measurements/" + sets[0].ID + ".json")
@@ -437,26 +408,6 @@ func TestParseDatasetErrors(t *testing.T) {
 	}
 }
 
-func TestParseCalibrationErrors(t *testing.T) {
-	if _, err := ParseCalibration(data.Calibration); err != nil {
-		t.Fatalf("committed calibration rejected: %v", err)
-	}
-	for name, edit := range map[string][2]string{
-		"version":     {"version: 1", "version: 7"},
-		"unknown key": {"version: 1", "version: 1\nsurprise: 3"},
-		"gamma":       {"ramp_gamma:\n      value: ", "ramp_gamma:\n      value: 7"},
-		"class name":  {"class: pcie", "class: carrier-pigeon"},
-	} {
-		b := bytes.Replace(data.Calibration, []byte(edit[0]), []byte(edit[1]), 1)
-		if bytes.Equal(b, data.Calibration) {
-			t.Fatalf("%s: edit did not apply", name)
-		}
-		if _, err := ParseCalibration(b); err == nil {
-			t.Errorf("%s: accepted", name)
-		}
-	}
-}
-
 func FuzzParseDataset(f *testing.F) {
 	sets, _, _ := fixtures(f)
 	for _, d := range sets[:2] {
@@ -471,22 +422,6 @@ func FuzzParseDataset(f *testing.F) {
 		d, err := ParseDataset(b)
 		if err == nil && (d.ID == "" || len(d.Rows) == 0) {
 			t.Errorf("accepted an incomplete dataset: %+v", d)
-		}
-	})
-}
-
-func FuzzParseCalibration(f *testing.F) {
-	f.Add(data.Calibration)
-	f.Add([]byte("version: 1\ngamma: {value: 2}\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := ParseCalibration(b)
-		if err != nil {
-			return
-		}
-		for _, cl := range Classes() {
-			if _, err := c.For(cl); err != nil {
-				t.Errorf("accepted calibration lacks %s", cl)
-			}
 		}
 	})
 }

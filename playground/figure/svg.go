@@ -124,9 +124,15 @@ func sig3(v float64) string {
 }
 
 // builder is a strings.Builder with helpers for SVG elements.
+//
+// Its s, attr and fattr methods are marked go:noinline: inlined at their
+// ~150 call sites they made the package's code in the wasm binary half as
+// large again (the playground's download is budgeted).
 type builder struct{ strings.Builder }
 
 // s writes strings.
+//
+//go:noinline
 func (b *builder) s(parts ...string) {
 	for _, p := range parts {
 		b.WriteString(p)
@@ -134,6 +140,8 @@ func (b *builder) s(parts ...string) {
 }
 
 // attr writes ` name="value"` with the value escaped.
+//
+//go:noinline
 func (b *builder) attr(name, value string) {
 	b.WriteByte(' ')
 	b.WriteString(name)
@@ -143,6 +151,8 @@ func (b *builder) attr(name, value string) {
 }
 
 // fattr writes a numeric attribute.
+//
+//go:noinline
 func (b *builder) fattr(name string, v float64) {
 	b.WriteByte(' ')
 	b.WriteString(name)

@@ -110,13 +110,17 @@ func FuzzParseCount(f *testing.F) {
 }
 
 // FuzzAppendString checks the hand-written JSON string encoder against
-// encoding/json: both must decode to the same string.
+// encoding/json: both must write the same bytes and decode to the same
+// string.
 func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "plain", "<svg>&\"'\\\n\t\x01", "\u2028\u2029", "\xff\xfe", "日本語"} {
+	for _, s := range []string{"", "plain", "<svg>&\"'\\\n\t\x01", "\u2028\u2029", "\xff\xfe", "日本語", "\b\f\x7f"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		b := appendString(nil, s)
+		if enc, _ := json.Marshal(s); string(b) != string(enc) {
+			t.Errorf("%q: %s, encoding/json %s", s, b, enc)
+		}
 		var got string
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Fatalf("%q encoded as invalid JSON %s: %v", s, b, err)

@@ -3,7 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -19,8 +19,8 @@ const (
 
 // doctorOutput mirrors `ncclsim doctor --json`
 // (playground/cmd/ncclsim/doctor.go, doctorJSON). The doctor's types carry
-// their own JSON tags, so this one answer is encoded with encoding/json
-// (package doctor links it anyway).
+// their own JSON tags; jw.value writes them as encoding/json would, without
+// linking it.
 type doctorOutput struct {
 	Summary     *doctor.Summary    `json:"summary,omitempty"`
 	Diagnoses   []doctor.Diagnosis `json:"diagnoses"`
@@ -62,8 +62,8 @@ func (s *Session) Doctor(ctx context.Context, logText, envText string) Reply {
 	} else {
 		out.Diagnoses = doctor.Diagnose(nil, env)
 	}
-	res, err := json.Marshal(out)
-	if err != nil {
+	var res jw
+	if err := res.value(reflect.ValueOf(out)); err != nil {
 		return errorReply(err)
 	}
 	var report bytes.Buffer
@@ -73,7 +73,7 @@ func (s *Session) Doctor(ctx context.Context, logText, envText string) Reply {
 	var w jw
 	w.obj()
 	w.key("result")
-	w.raw(string(res))
+	w.raw(res.String())
 	cmd := "ncclsim doctor"
 	if logText != "" {
 		cmd += " --log nccl.log"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/distributed-nav/distributed-nav/data"
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
@@ -62,7 +61,7 @@ func (s *Session) calibration() (*estimate.Calibration, error) {
 // datasets returns the published measurements (parsed once).
 func (s *Session) datasets() ([]*estimate.Dataset, error) {
 	if s.sets == nil {
-		d, err := estimate.LoadDatasets(data.Measurements, "measurements")
+		d, err := estimate.DefaultDatasets()
 		if err != nil {
 			return nil, err
 		}

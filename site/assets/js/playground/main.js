@@ -59,7 +59,9 @@ async function boot() {
   app.replaceChildren(form, general, status, w.outputs);
   app.hidden = false;
   loading.remove();
-  if (staticView) staticView.hidden = true;
+  // The live view replaces the static one; removing it (not hiding it) keeps
+  // ids unique and the page holding one copy of each table.
+  if (staticView) staticView.remove();
 
   let busyTimer = 0;
   let pending = 0;
