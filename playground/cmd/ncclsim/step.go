@@ -18,6 +18,7 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
 	"github.com/distributed-nav/distributed-nav/playground/stepsim"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
+	"github.com/distributed-nav/distributed-nav/playground/units"
 )
 
 // stepArgs are the flags of `ncclsim step`.
@@ -236,35 +237,9 @@ func runStepIO(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	return nil
 }
 
-// parseCount reads a count such as 7e9, 7B, 350M, 1.3T or 125000.
+// parseCount reads a parameter count (units.ParseCount).
 func parseCount(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	if t == "" {
-		return 0, fmt.Errorf("empty")
-	}
-	mult := 1.0
-	switch strings.ToUpper(t[len(t)-1:]) {
-	case "K":
-		mult = 1e3
-	case "M":
-		mult = 1e6
-	case "B", "G":
-		mult = 1e9
-	case "T":
-		mult = 1e12
-	}
-	if mult != 1 {
-		t = t[:len(t)-1]
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a count", s)
-	}
-	v *= mult
-	if !(v >= 1) || v > 1e15 || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q out of range (1 to 1e15)", s)
-	}
-	return int64(math.Round(v)), nil
+	return units.ParseCount(s)
 }
 
 // parseFloatList reads a comma list of positive numbers (empty: none).

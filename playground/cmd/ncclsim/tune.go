@@ -19,6 +19,7 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/presets"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
+	"github.com/distributed-nav/distributed-nav/playground/units"
 )
 
 // tuneEnvFlag collects repeated --env NAME=VALUE flags.
@@ -333,39 +334,11 @@ func tuneHumanBytes(n uint64) string {
 	return fmt.Sprintf("%d %s", v, units[u])
 }
 
-// parseByteCount reads a byte count: a plain integer or one with a binary
-// suffix K, M, G, T (optionally KiB, MiB, ... or KB, MB, ..., all meaning
-// powers of 1024 as in nccl-tests' -b/-e).
+// parseByteCount reads a byte count as nccl-tests' -b/-e do (units.ParseBytes).
 func parseByteCount(s string) (uint64, error) {
-	t := strings.ToUpper(strings.TrimSpace(s))
-	mult := uint64(1)
-	for _, suf := range []struct {
-		s string
-		m uint64
-	}{{"TIB", 1 << 40}, {"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10},
-		{"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10},
-		{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
-		if strings.HasSuffix(t, suf.s) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, suf.s)), suf.m
-			break
-		}
+	n, err := units.ParseBytes(s)
+	if err != nil {
+		return 0, fmt.Errorf("bytes %q: %w", s, err)
 	}
-	var n uint64
-	if t == "" {
-		return 0, fmt.Errorf("bytes %q: no number", s)
-	}
-	for _, c := range t {
-		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("bytes %q: want an integer with an optional K/M/G/T suffix", s)
-		}
-		d := uint64(c - '0')
-		if n > (1<<63)/10 {
-			return 0, fmt.Errorf("bytes %q: too large", s)
-		}
-		n = n*10 + d
-	}
-	if mult > 1 && n > (1<<63)/mult {
-		return 0, fmt.Errorf("bytes %q: too large", s)
-	}
-	return n * mult, nil
+	return n, nil
 }

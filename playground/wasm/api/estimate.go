@@ -6,44 +6,17 @@ import (
 
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
+	"github.com/distributed-nav/distributed-nav/playground/units"
 )
 
-// ParseBytes reads a byte count as `ncclsim estimate --bytes` does: an
-// integer with an optional binary suffix K, M, G, T (KiB/KB/... alike).
+// ParseBytes reads a byte count as `ncclsim estimate --bytes` does (see
+// units.ParseBytes); errors name the "bytes" field.
 func ParseBytes(s string) (uint64, error) {
-	t := strings.ToUpper(strings.TrimSpace(s))
-	mult := uint64(1)
-	for _, suf := range []struct {
-		s string
-		m uint64
-	}{{"TIB", 1 << 40}, {"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10},
-		{"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10},
-		{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
-		if strings.HasSuffix(t, suf.s) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, suf.s)), suf.m
-			break
-		}
+	n, err := units.ParseBytes(s)
+	if err != nil {
+		return 0, fieldErr("bytes", err.Error())
 	}
-	if t == "" {
-		return 0, fieldErr("bytes", "no number in \""+s+"\"")
-	}
-	var n uint64
-	for _, c := range t {
-		if c < '0' || c > '9' {
-			if c == '-' {
-				return 0, fieldErr("bytes", "a size cannot be negative")
-			}
-			return 0, fieldErr("bytes", "want a whole number of bytes with an optional K/M/G/T suffix, not \""+s+"\"")
-		}
-		if n > (1<<63)/10 {
-			return 0, fieldErr("bytes", "\""+s+"\" is too large")
-		}
-		n = n*10 + uint64(c-'0')
-	}
-	if mult > 1 && n > (1<<63)/mult {
-		return 0, fieldErr("bytes", "\""+s+"\" is too large")
-	}
-	return n * mult, nil
+	return n, nil
 }
 
 // calibration returns the calibrated estimator's parameters (parsed once).

@@ -10,6 +10,7 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/figure"
 	"github.com/distributed-nav/distributed-nav/playground/stepsim"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
+	"github.com/distributed-nav/distributed-nav/playground/units"
 )
 
 // StepInputs are the inputs of a DDP / FSDP2 step projection, as typed
@@ -30,36 +31,14 @@ type StepInputs struct {
 	Timing                  string // "calibrated" (default) or "model"
 }
 
-// parseCount reads a count as `ncclsim step --params` does: 7e9, 7B, 350M,
-// 1.3T or 125000.
+// parseCount reads a count as `ncclsim step --params` does (see
+// units.ParseCount); errors name the "params" field.
 func parseCount(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	if t == "" {
-		return 0, fieldErr("params", "give the number of trained parameters, e.g. 7B or 350M")
-	}
-	mult := 1.0
-	switch strings.ToUpper(t[len(t)-1:]) {
-	case "K":
-		mult = 1e3
-	case "M":
-		mult = 1e6
-	case "B", "G":
-		mult = 1e9
-	case "T":
-		mult = 1e12
-	}
-	if mult != 1 {
-		t = t[:len(t)-1]
-	}
-	v, err := strconv.ParseFloat(t, 64)
+	n, err := units.ParseCount(s)
 	if err != nil {
-		return 0, fieldErr("params", "\""+s+"\" is not a count (e.g. 7B, 350M, 1.3e9)")
+		return 0, fieldErr("params", err.Error())
 	}
-	v *= mult
-	if !(v >= 1) || v > 1e15 || math.IsInf(v, 0) {
-		return 0, fieldErr("params", "\""+s+"\" is out of range (1 to 1e15)")
-	}
-	return int64(math.Round(v)), nil
+	return n, nil
 }
 
 // msField parses a duration in milliseconds (empty: 0).
