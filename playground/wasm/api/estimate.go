@@ -43,6 +43,24 @@ func (s *Session) datasets() ([]*estimate.Dataset, error) {
 	return s.sets, nil
 }
 
+// modelAndEstimator builds (or reuses) the model for req and its
+// calibrated estimator, failing the way every estimator question reports:
+// an unusable tuning setup names its field.
+func (s *Session) modelAndEstimator(ctx context.Context, req *Request) (*built, *estimate.System, error) {
+	b, err := s.build(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	if b.tuneErr != nil {
+		return nil, nil, tuneField(b.tuneErr)
+	}
+	es, err := s.estimator(b, req.Fabric)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, es, nil
+}
+
 // estimator returns the calibrated estimator of b for the fabric (cached
 // on b).
 func (s *Session) estimator(b *built, fabric string) (*estimate.System, error) {
@@ -222,14 +240,7 @@ func (s *Session) Estimate(ctx context.Context, req *Request) Reply {
 	if err != nil {
 		return errorReply(err)
 	}
-	b, err := s.build(ctx, req)
-	if err != nil {
-		return errorReply(err)
-	}
-	if b.tuneErr != nil {
-		return errorReply(tuneField(b.tuneErr))
-	}
-	es, err := s.estimator(b, req.Fabric)
+	b, es, err := s.modelAndEstimator(ctx, req)
 	if err != nil {
 		return errorReply(err)
 	}

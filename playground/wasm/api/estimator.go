@@ -29,14 +29,7 @@ func (s *Session) Estimator(ctx context.Context, req *Request) Reply {
 	if err != nil {
 		return errorReply(err)
 	}
-	b, err := s.build(ctx, req)
-	if err != nil {
-		return errorReply(err)
-	}
-	if b.tuneErr != nil {
-		return errorReply(tuneField(b.tuneErr))
-	}
-	es, err := s.estimator(b, req.Fabric)
+	b, es, err := s.modelAndEstimator(ctx, req)
 	if err != nil {
 		return errorReply(err)
 	}

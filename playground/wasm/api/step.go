@@ -112,14 +112,7 @@ func (s *Session) Step(ctx context.Context, req *Request) Reply {
 			return errorReply(err)
 		}
 	}
-	b, err := s.build(ctx, req)
-	if err != nil {
-		return errorReply(err)
-	}
-	if b.tuneErr != nil {
-		return errorReply(tuneField(b.tuneErr))
-	}
-	es, err := s.estimator(b, req.Fabric)
+	b, es, err := s.modelAndEstimator(ctx, req)
 	if err != nil {
 		return errorReply(err)
 	}
