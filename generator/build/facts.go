@@ -39,37 +39,8 @@ func loadFacts(root string) (*facts, error) {
 	return &facts{sources: src, env: env, corrections: cs}, nil
 }
 
-// tree returns the pinned tree whose repository is repo.
-func (f *facts) tree(key string) *sources.Tree {
-	for _, t := range f.sources.Trees {
-		if t.Key == key {
-			return t
-		}
-	}
-	return nil
-}
-
 // envLink is the permalink of a variable's source line.
-func (f *facts) envLink(r envtable.Row) string {
-	if r.File == "" {
-		return ""
-	}
-	key := "nccl"
-	if r.Reader == "PyTorch" || strings.HasPrefix(r.Reader, "PyTorch") {
-		key = "pytorch"
-	}
-	t := f.tree(key)
-	if t == nil {
-		return ""
-	}
-	if r.Status == "removed" && t.Legacy != nil {
-		t = t.Legacy
-	}
-	if !t.HasFile(r.File) {
-		return ""
-	}
-	return t.Permalink(r.File, r.Line, 0)
-}
+func (f *facts) envLink(r envtable.Row) string { return r.Permalink(f.sources) }
 
 const envURL = "/env/"
 
@@ -85,7 +56,7 @@ func (b *builder) envPage() *sitetree.Page {
 		}
 	}
 	fmt.Fprintf(&body, "Every environment variable NCCL `%s` reads (%d rows, including names removed since v2.21) and every variable of PyTorch `%s`'s distributed stack (%d rows): the default, the type, the component it belongs to, where the source reads it, and what it does, in our words. Rows marked *debugging only* are meant for investigations, not for production job scripts. Each variable has its own anchor: link to `env/#NAME`.\n\n",
-		b.facts.tree("nccl").Tag, nccl, b.facts.tree("pytorch").Tag, torch)
+		b.facts.sources.Tree("nccl").Tag, nccl, b.facts.sources.Tree("pytorch").Tag, torch)
 	body.WriteString(envtable.HTML(b.facts.env, b.facts.envLink))
 	return &sitetree.Page{URL: envURL, Title: "Environment variables", Weight: 60,
 		Description: "Every NCCL and PyTorch distributed environment variable, with its default, meaning and source line.",

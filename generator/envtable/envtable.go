@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/distributed-nav/distributed-nav/generator/sources"
 )
 
 // Columns is the header every table must have, in this order.
@@ -91,7 +93,7 @@ func Load(dataDir string) ([]Row, error) {
 
 func read(r io.Reader, name, reader string) ([]Row, error) {
 	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = len(Columns)
+	cr.FieldsPerRecord = -1 // the header is checked by name below, rows by count after it
 	header, err := cr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("%s:1: %w", name, err)
@@ -99,6 +101,7 @@ func read(r io.Reader, name, reader string) ([]Row, error) {
 	if strings.Join(header, ",") != strings.Join(Columns, ",") {
 		return nil, fmt.Errorf("%s:1: header %q, want %q", name, strings.Join(header, ","), strings.Join(Columns, ","))
 	}
+	cr.FieldsPerRecord = len(Columns)
 	var out []Row
 	for {
 		rec, err := cr.Read()
@@ -139,6 +142,30 @@ func read(r io.Reader, name, reader string) ([]Row, error) {
 
 // Anchor is the id of the variable's row on the env page.
 func (r Row) Anchor() string { return r.Name }
+
+// Permalink is the pinned URL of the line that reads the variable: in the
+// NCCL tree for NCCL's variables (at the legacy tag for removed ones), in
+// the PyTorch tree for PyTorch's; empty when the file is not in the tree.
+func (r Row) Permalink(s *sources.Set) string {
+	if r.File == "" {
+		return ""
+	}
+	key := "nccl"
+	if strings.HasPrefix(r.Reader, "PyTorch") {
+		key = "pytorch"
+	}
+	t := s.Tree(key)
+	if t == nil {
+		return ""
+	}
+	if r.Status == "removed" && t.Legacy != nil {
+		t = t.Legacy
+	}
+	if !t.HasFile(r.File) {
+		return ""
+	}
+	return t.Permalink(r.File, r.Line, 0)
+}
 
 // Linker turns a row's file and line into a permalink (nil when the file is
 // not in a pinned tree).

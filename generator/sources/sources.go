@@ -179,6 +179,17 @@ func eachLine(p string, fn func(string) error) error {
 	return sc.Err()
 }
 
+// Tree returns the pinned tree named key in sources.yaml ("nccl",
+// "pytorch"), or nil.
+func (s *Set) Tree(key string) *Tree {
+	for _, t := range s.Trees {
+		if t.Key == key {
+			return t
+		}
+	}
+	return nil
+}
+
 // HasFile reports whether path exists in the pinned tree (a directory
 // counts when some file lies under it).
 func (t *Tree) HasFile(path string) bool {

@@ -238,26 +238,12 @@ func runEnv(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var known []string
 	for _, r := range rows {
 		if strings.EqualFold(r.Name, name) {
-			return printEnvRow(stdout, r, envSourceLink(srcs, r), *asJSON)
+			return printEnvRow(stdout, r, r.Permalink(srcs), *asJSON)
 		}
 		known = append(known, r.Name)
 	}
 	return fmt.Errorf("distnav env: %s is not a variable NCCL %s or PyTorch %s reads (nearest: %s)", name,
 		"v2.30.7-1", "v2.6.0", strings.Join(crosslink.Nearest(name, known, 3), ", "))
-}
-
-// envSourceLink is the permalink of the line that reads the variable.
-func envSourceLink(s *sources.Set, r envtable.Row) string {
-	for _, t := range s.Trees {
-		tree := t
-		if r.Status == "removed" && t.Legacy != nil {
-			tree = t.Legacy
-		}
-		if (t.Key == "nccl") == strings.HasPrefix(r.Reader, "NCCL") && tree.HasFile(r.File) {
-			return tree.Permalink(r.File, r.Line, 0)
-		}
-	}
-	return ""
 }
 
 func printEnvRow(w io.Writer, r envtable.Row, link string, asJSON bool) error {
