@@ -1,17 +1,13 @@
 package doctor
 
 import (
-	"encoding/csv"
-	"errors"
-	"fmt"
-	"io"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/distributed-nav/distributed-nav/data"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
+	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // EnvEntry is one NAME=VALUE assignment, from pasted text (Line > 0) or
@@ -36,63 +32,22 @@ type envIssue struct {
 
 // envChecker applies the variable tables to a list of assignments.
 type envChecker struct {
-	reg   *ncclenv.Registry
-	debug map[string]bool // debug_only column of data/env/*.csv
+	reg *ncclenv.Registry
 }
 
 // defaultChecker is built once from the embedded tables and never changed.
 var defaultChecker = sync.OnceValues(func() (*envChecker, error) {
 	reg, err := ncclenv.DefaultRegistry()
 	if err != nil {
-		return nil, fmt.Errorf("doctor: %w", err)
+		return nil, printf.Errorf("doctor: %w", err)
 	}
-	debug := map[string]bool{}
-	for _, table := range []string{"env/nccl.csv", "env/torch.csv"} {
-		if err := readDebugColumn(table, debug); err != nil {
-			return nil, err
-		}
-	}
-	return &envChecker{reg: reg, debug: debug}, nil
+	return &envChecker{reg: reg}, nil
 })
 
-// readDebugColumn reads the name and debug_only columns of one table (the
-// registry of package ncclenv does not keep that column).
-func readDebugColumn(path string, into map[string]bool) error {
-	f, err := data.Env.Open(path)
-	if err != nil {
-		return fmt.Errorf("doctor: %w", err)
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = -1
-	head, err := r.Read()
-	if err != nil {
-		return fmt.Errorf("doctor: %s: header: %w", path, err)
-	}
-	nameCol, debugCol := -1, -1
-	for i, h := range head {
-		switch strings.TrimSpace(h) {
-		case "name":
-			nameCol = i
-		case "debug_only":
-			debugCol = i
-		}
-	}
-	if nameCol < 0 || debugCol < 0 {
-		return fmt.Errorf("doctor: %s: want name and debug_only columns", path)
-	}
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("doctor: %s: %w", path, err)
-		}
-		if nameCol < len(rec) && debugCol < len(rec) && strings.TrimSpace(rec[debugCol]) == "true" {
-			into[strings.TrimSpace(rec[nameCol])] = true
-		}
-	}
+// debugOnly reports whether the tables mark name as a debugging knob.
+func (c *envChecker) debugOnly(name string) bool {
+	v, ok := c.reg.Lookup(name)
+	return ok && v.DebugOnly
 }
 
 // isOff reports whether a value turns a switch off (or leaves it unset).
@@ -140,7 +95,7 @@ func debugKnobMessage(name, value string) (string, Severity, bool) {
 		if v == "" || v == "WARN" || v == "VERSION" {
 			return "", Info, false
 		}
-		return fmt.Sprintf("NCCL logs at %s: start-up is slower and the output floods; keep WARN for production runs", v), Info, true
+		return printf.Sprintf("NCCL logs at %s: start-up is slower and the output floods; keep WARN for production runs", v), Info, true
 	case "NCCL_ALGO", "NCCL_PROTO":
 		if v == "" {
 			return "", Info, false
@@ -155,7 +110,7 @@ func debugKnobMessage(name, value string) (string, Severity, bool) {
 		if v == "" || v == "OFF" {
 			return "", Info, false
 		}
-		return fmt.Sprintf("%s adds consistency checks around collectives (DETAIL checks every one through an extra Gloo group); use it to reproduce a problem, not in production", v), Info, true
+		return printf.Sprintf("%s adds consistency checks around collectives (DETAIL checks every one through an extra Gloo group); use it to reproduce a problem, not in production", v), Info, true
 	case "TORCH_CPP_LOG_LEVEL":
 		if v == "" || v == "WARNING" || v == "ERROR" || v == "FATAL" || v == "1" || v == "2" || v == "3" {
 			return "", Info, false
@@ -236,7 +191,7 @@ func (c *envChecker) checkOne(e EnvEntry, probs []ncclenv.Problem) []envIssue {
 		case ncclenv.NotNCCL:
 			if p.ReplacedBy != "" {
 				out = append(out, envIssue{entry: e, id: "env-deprecated", sev: Warning,
-					msg:   fmt.Sprintf("PyTorch's old spelling of %s; PyTorch still reads it but logs a deprecation warning, and the new name wins when both are set", p.ReplacedBy),
+					msg:   printf.Sprintf("PyTorch's old spelling of %s; PyTorch still reads it but logs a deprecation warning, and the new name wins when both are set", p.ReplacedBy),
 					links: links(envLink(e.Name), envLink(p.ReplacedBy), linkIgnoredEnv)})
 			}
 		case ncclenv.BadValue, ncclenv.Clamped:
@@ -261,7 +216,7 @@ func (c *envChecker) checkOne(e EnvEntry, probs []ncclenv.Problem) []envIssue {
 		out = append(out, envIssue{entry: e, id: "env-debug-knob", sev: Warning,
 			msg:   "mode 0 (NoHandling): after a timed-out or failed collective the job keeps hanging instead of ending",
 			links: []Link{envLink("TORCH_NCCL_ASYNC_ERROR_HANDLING"), linkTimeout}})
-	case c.debug[e.Name] && !quietKnobs[e.Name]:
+	case c.debugOnly(e.Name) && !quietKnobs[e.Name]:
 		if msg, sev, on := debugKnobMessage(e.Name, e.Value); on {
 			out = append(out, envIssue{entry: e, id: "env-debug-knob", sev: sev, msg: msg, links: links(envLink(e.Name), linkEnvKnobs)})
 		}
@@ -271,7 +226,7 @@ func (c *envChecker) checkOne(e EnvEntry, probs []ncclenv.Problem) []envIssue {
 		val := ncclenv.ParseCInt(strings.TrimSpace(e.Value))
 		if okDef && val.Digits && val.Rest == "" && !val.Overflow && val.Value == int64(def) {
 			out = append(out, envIssue{entry: e, id: "env-default", sev: Info,
-				msg:   fmt.Sprintf("%d is already the default, so this line changes nothing", def),
+				msg:   printf.Sprintf("%d is already the default, so this line changes nothing", def),
 				links: base})
 		}
 	}
@@ -328,7 +283,7 @@ func (c *envChecker) contradictions(last map[string]EnvEntry) []envIssue {
 		}
 	}
 	if minN > 0 && maxN > 0 && minN > maxN {
-		add(minE, Warning, fmt.Sprintf("asks for at least %d channels while %s caps them at %d", minN, maxE.Name, maxN),
+		add(minE, Warning, printf.Sprintf("asks for at least %d channels while %s caps them at %d", minN, maxE.Name, maxN),
 			links(envLink("NCCL_MIN_NCHANNELS"), envLink("NCCL_MAX_NCHANNELS"), linkChannels), maxE)
 	}
 	// A deprecated alias and its replacement with different values.
@@ -338,7 +293,7 @@ func (c *envChecker) contradictions(last map[string]EnvEntry) []envIssue {
 			continue
 		}
 		if repl, ok := get(v.DeprecatedAliasOf); ok && strings.TrimSpace(repl.Value) != strings.TrimSpace(e.Value) {
-			add(e, Warning, fmt.Sprintf("disagrees with %s=%s, which wins; this old name is ignored", repl.Name, repl.Value),
+			add(e, Warning, printf.Sprintf("disagrees with %s=%s, which wins; this old name is ignored", repl.Name, repl.Value),
 				links(envLink(name), envLink(repl.Name), linkIgnoredEnv), repl)
 		}
 	}

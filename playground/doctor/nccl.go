@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"errors"
+	"math"
 	"strconv"
 	"strings"
 
@@ -465,8 +467,8 @@ func (p *parser) pattern(n int, t, raw string) {
 			g.NChannels, _ = strconv.Atoi(f[1])
 		case "bw", "speed":
 			a, b, _ := strings.Cut(f[1], "/")
-			g.BwIntra, _ = strconv.ParseFloat(a, 64)
-			g.BwInter, _ = strconv.ParseFloat(b, 64)
+			g.BwIntra, _ = finiteFloat(a)
+			g.BwInter, _ = finiteFloat(b)
 		case "type":
 			g.TypeIntra, g.TypeInter, _ = strings.Cut(f[1], "/")
 		}
@@ -542,7 +544,7 @@ func (p *parser) algoChoice(n int, t string) {
 	c := AlgoChoice{Func: fn, Bytes: bytes, Algorithm: algoName(af[0]), Protocol: protoName(af[2])}
 	for i := 3; i+1 < len(af); i++ {
 		if af[i] == "time" {
-			c.TimeUs, _ = strconv.ParseFloat(af[i+1], 64)
+			c.TimeUs, _ = finiteFloat(af[i+1])
 		}
 	}
 	key := c
@@ -670,7 +672,7 @@ func (p *parser) paths(n int, t, raw string) {
 			return
 		}
 		hops, err1 := strconv.Atoi(parts[0])
-		bw, err2 := strconv.ParseFloat(parts[1], 64)
+		bw, err2 := finiteFloat(parts[1])
 		if err1 != nil || err2 != nil {
 			return
 		}
@@ -682,4 +684,22 @@ func (p *parser) paths(n int, t, raw string) {
 		p.s.Paths = append(p.s.Paths, PathLine{From: from, To: to, Hops: hops, Bw: bw, Type: parts[2], Line: n,
 			text: clip(raw, p.opts.MaxEvidenceChars)})
 	}
+}
+
+// errNotFinite reports a number NCCL would never print: NaN, an infinity,
+// or a value beyond float64's range.
+var errNotFinite = errors.New("not a finite number")
+
+// finiteFloat parses a decimal number of a log line. Unlike
+// strconv.ParseFloat it refuses "NaN", "Inf" and out-of-range values (0 and
+// an error), so a Summary never holds a float that JSON cannot represent.
+func finiteFloat(s string) (float64, error) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, err
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, errNotFinite
+	}
+	return f, nil
 }

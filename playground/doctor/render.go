@@ -1,12 +1,13 @@
 package doctor
 
 import (
-	"fmt"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // transportLetter abbreviates a transport family in the rank matrix.
@@ -57,9 +58,9 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 func writeSummaryText(w io.Writer, s *Summary) {
-	fmt.Fprintf(w, "Log: %d lines, %d bytes\n", s.Lines, s.Bytes)
+	printf.Fprintf(w, "Log: %d lines, %d bytes\n", s.Lines, s.Bytes)
 	for _, n := range s.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
+		printf.Fprintf(w, "  note: %s\n", n)
 	}
 	var vs []string
 	for _, v := range s.Versions {
@@ -69,41 +70,41 @@ func writeSummaryText(w io.Writer, s *Summary) {
 		}
 		vs = append(vs, x)
 	}
-	fmt.Fprintf(w, "NCCL version: %s\n", orNone(strings.Join(vs, ", ")))
+	printf.Fprintf(w, "NCCL version: %s\n", orNone(strings.Join(vs, ", ")))
 	if s.CUDADriver != "" {
-		fmt.Fprintf(w, "CUDA driver: %s\n", s.CUDADriver)
+		printf.Fprintf(w, "CUDA driver: %s\n", s.CUDADriver)
 	}
-	fmt.Fprintf(w, "Ranks: %s, nodes: %s, local ranks: %s, hosts seen: %s\n", orUnknown(s.NRanks), orUnknown(s.NNodes),
+	printf.Fprintf(w, "Ranks: %s, nodes: %s, local ranks: %s, hosts seen: %s\n", orUnknown(s.NRanks), orUnknown(s.NNodes),
 		orUnknown(s.LocalRanks), orNone(strings.Join(s.Hosts, ", ")))
 	net := s.Network
 	if net == "" {
 		net = "not printed"
 	}
-	fmt.Fprintf(w, "Network: %s", net)
+	printf.Fprintf(w, "Network: %s", net)
 	if len(s.NetDevices) > 0 {
-		fmt.Fprintf(w, " (%s)", strings.Join(s.NetDevices, ", "))
+		printf.Fprintf(w, " (%s)", strings.Join(s.NetDevices, ", "))
 	}
-	fmt.Fprintln(w)
+	printf.Fprintln(w)
 	var ts []string
 	for _, t := range s.Transports {
-		ts = append(ts, fmt.Sprintf("%s ×%d", t.Kind, t.Count))
+		ts = append(ts, printf.Sprintf("%s ×%d", t.Kind, t.Count))
 	}
-	fmt.Fprintf(w, "Transports: %s\n", orNone(strings.Join(ts, ", ")))
-	fmt.Fprintf(w, "Channels: %s", orUnknown(s.ChannelCount()))
+	printf.Fprintf(w, "Transports: %s\n", orNone(strings.Join(ts, ", ")))
+	printf.Fprintf(w, "Channels: %s", orUnknown(s.ChannelCount()))
 	for _, c := range s.Channels {
-		fmt.Fprintf(w, " [coll %d", c.Coll)
+		printf.Fprintf(w, " [coll %d", c.Coll)
 		if c.NVLS >= 0 {
-			fmt.Fprintf(w, ", nvls %d", c.NVLS)
+			printf.Fprintf(w, ", nvls %d", c.NVLS)
 		}
 		if c.CollNet >= 0 {
-			fmt.Fprintf(w, ", collnet %d", c.CollNet)
+			printf.Fprintf(w, ", collnet %d", c.CollNet)
 		}
 		if c.P2P >= 0 {
-			fmt.Fprintf(w, ", p2p %d", c.P2P)
+			printf.Fprintf(w, ", p2p %d", c.P2P)
 		}
-		fmt.Fprint(w, "]")
+		printf.Fprint(w, "]")
 	}
-	fmt.Fprintln(w)
+	printf.Fprintln(w)
 	nvls := "not printed"
 	switch {
 	case !s.NVLSComms.Empty():
@@ -120,40 +121,40 @@ func writeSummaryText(w io.Writer, s *Summary) {
 	case !s.CollNet.Empty():
 		collnet = "mentioned"
 	}
-	fmt.Fprintf(w, "NVLS: %s; CollNet: %s\n", nvls, collnet)
+	printf.Fprintf(w, "NVLS: %s; CollNet: %s\n", nvls, collnet)
 	for _, g := range s.Graphs {
-		fmt.Fprintf(w, "Graph: pattern %d, %d channels, bw %.1f/%.1f GB/s, type %s/%s\n", g.Pattern, g.NChannels, g.BwIntra, g.BwInter, g.TypeIntra, g.TypeInter)
+		printf.Fprintf(w, "Graph: pattern %d, %d channels, bw %.1f/%.1f GB/s, type %s/%s\n", g.Pattern, g.NChannels, g.BwIntra, g.BwInter, g.TypeIntra, g.TypeInter)
 	}
 	if len(s.AlgoChoices) > 0 {
-		fmt.Fprintln(w, "Chosen algorithms:")
+		printf.Fprintln(w, "Chosen algorithms:")
 		for _, a := range s.AlgoChoices {
 			fn := a.Func
 			if fn == "" {
 				fn = "(collective)"
 			}
-			fmt.Fprintf(w, "  %s %d bytes -> %s/%s\n", fn, a.Bytes, a.Algorithm, a.Protocol)
+			printf.Fprintf(w, "  %s %d bytes -> %s/%s\n", fn, a.Bytes, a.Algorithm, a.Protocol)
 		}
 	}
 	if t := s.Tuning; t != nil {
 		writeTuningText(w, t)
 	}
 	if len(s.EnvSettings) > 0 {
-		fmt.Fprintln(w, "Environment echoed by NCCL:")
+		printf.Fprintln(w, "Environment echoed by NCCL:")
 		for _, e := range s.EnvSettings {
-			fmt.Fprintf(w, "  %s=%s (line %d)\n", e.Name, e.Value, e.Line.Line)
+			printf.Fprintf(w, "  %s=%s (line %d)\n", e.Name, e.Value, e.Line.Line)
 		}
 	}
 	if len(s.Timeouts) > 0 {
-		fmt.Fprintln(w, "Timeouts:")
+		printf.Fprintln(w, "Timeouts:")
 		for _, t := range s.Timeouts {
-			fmt.Fprintf(w, "  rank %d %s seq %d, timeout %d ms, ran %d ms (line %d)\n", t.Rank, t.OpType, t.SeqNum, t.TimeoutMs, t.RanForMs, t.Line)
+			printf.Fprintf(w, "  rank %d %s seq %d, timeout %d ms, ran %d ms (line %d)\n", t.Rank, t.OpType, t.SeqNum, t.TimeoutMs, t.RanForMs, t.Line)
 		}
 	}
-	fmt.Fprintf(w, "Warnings: %d NCCL WARN line(s), %d heartbeat/watchdog abort line(s)\n", s.Warnings.Count, s.Heartbeat.Count)
+	printf.Fprintf(w, "Warnings: %d NCCL WARN line(s), %d heartbeat/watchdog abort line(s)\n", s.Warnings.Count, s.Heartbeat.Count)
 }
 
 func writeTuningText(w io.Writer, t *Tuning) {
-	fmt.Fprintf(w, "TUNING table (line %d, %d table(s) in the log), latency us / bandwidth GB/s:\n", t.Line, t.Tables)
+	printf.Fprintf(w, "TUNING table (line %d, %d table(s) in the log), latency us / bandwidth GB/s:\n", t.Line, t.Tables)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	header := "  FUNC"
 	var cols [][2]string
@@ -163,7 +164,7 @@ func writeTuningText(w io.Writer, t *Tuning) {
 			cols = append(cols, [2]string{a, p})
 		}
 	}
-	fmt.Fprintln(tw, header)
+	printf.Fprintln(tw, header)
 	var funcs []string
 	seen := map[string]bool{}
 	for _, c := range t.Cells {
@@ -176,12 +177,12 @@ func writeTuningText(w io.Writer, t *Tuning) {
 		row := "  " + f
 		for _, c := range cols {
 			if cell, ok := t.Cell(f, c[0], c[1]); ok {
-				row += fmt.Sprintf("\t%.1f/%.1f", cell.LatencyUs, cell.BwGBps)
+				row += printf.Sprintf("\t%.1f/%.1f", cell.LatencyUs, cell.BwGBps)
 			} else {
 				row += "\t-"
 			}
 		}
-		fmt.Fprintln(tw, row)
+		printf.Fprintln(tw, row)
 	}
 	tw.Flush()
 }
@@ -197,13 +198,13 @@ func orUnknown(n int) string {
 	if n <= 0 {
 		return "unknown"
 	}
-	return fmt.Sprint(n)
+	return printf.Sprint(n)
 }
 
 // writeTopologyText draws the ranks per host and the transports between
 // ranks (a matrix for small jobs, a list otherwise).
 func writeTopologyText(w io.Writer, s *Summary) {
-	fmt.Fprintln(w, "\nTopology")
+	printf.Fprintln(w, "\nTopology")
 	if len(s.Ranks) > 0 {
 		ranks := append([]Rank(nil), s.Ranks...)
 		sort.SliceStable(ranks, func(i, j int) bool {
@@ -213,15 +214,15 @@ func writeTopologyText(w io.Writer, s *Summary) {
 			return ranks[i].Rank < ranks[j].Rank
 		})
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  RANK\tOF\tHOST\tCUDA\tNVML\tBUS ID")
+		printf.Fprintln(tw, "  RANK\tOF\tHOST\tCUDA\tNVML\tBUS ID")
 		for _, r := range ranks {
-			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\n", r.Rank, r.NRanks, orNone(r.Host), devStr(r.CUDADev), devStr(r.NVMLDev), r.BusID)
+			printf.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\n", r.Rank, r.NRanks, orNone(r.Host), devStr(r.CUDADev), devStr(r.NVMLDev), r.BusID)
 		}
 		tw.Flush()
 	}
 	writePathsText(w, s)
 	if len(s.Pairs) == 0 {
-		fmt.Fprintln(w, "  no connection lines (NCCL_DEBUG_SUBSYS=INIT prints them)")
+		printf.Fprintln(w, "  no connection lines (NCCL_DEBUG_SUBSYS=INIT prints them)")
 		return
 	}
 	n := 0
@@ -239,26 +240,26 @@ func writeTopologyText(w io.Writer, s *Summary) {
 				cell[p.From][p.To] = transportLetter(p.Kind)
 			}
 		}
-		fmt.Fprintln(w, "  transports from row rank to column rank (P=P2P S=SHM N=NET/RDMA T=NET/Socket C=CollNet .=not seen):")
+		printf.Fprintln(w, "  transports from row rank to column rank (P=P2P S=SHM N=NET/RDMA T=NET/Socket C=CollNet .=not seen):")
 		var head strings.Builder
 		head.WriteString("       ")
 		for j := 0; j < n; j++ {
-			fmt.Fprintf(&head, "%3d", j)
+			printf.Fprintf(&head, "%3d", j)
 		}
-		fmt.Fprintln(w, head.String())
+		printf.Fprintln(w, head.String())
 		for i := 0; i < n; i++ {
 			var row strings.Builder
-			fmt.Fprintf(&row, "    %3d", i)
+			printf.Fprintf(&row, "    %3d", i)
 			for j := 0; j < n; j++ {
-				fmt.Fprintf(&row, "  %c", cell[i][j])
+				printf.Fprintf(&row, "  %c", cell[i][j])
 			}
-			fmt.Fprintln(w, row.String())
+			printf.Fprintln(w, row.String())
 		}
 		return
 	}
-	fmt.Fprintln(w, "  transports between ranks:")
+	printf.Fprintln(w, "  transports between ranks:")
 	for _, p := range s.Pairs {
-		fmt.Fprintf(w, "    %d -> %d via %s\n", p.From, p.To, p.Kind)
+		printf.Fprintf(w, "    %d -> %d via %s\n", p.From, p.To, p.Kind)
 	}
 }
 
@@ -302,13 +303,13 @@ func writePathsText(w io.Writer, s *Summary) {
 		return
 	}
 	sort.Strings(gpus)
-	fmt.Fprintln(w, "  GPU-to-GPU path types from the GRAPH dump (row to column):")
+	printf.Fprintln(w, "  GPU-to-GPU path types from the GRAPH dump (row to column):")
 	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
 	head := "    "
 	for _, g := range gpus {
 		head += "\t" + strings.TrimPrefix(g, "gpu/")
 	}
-	fmt.Fprintln(tw, head)
+	printf.Fprintln(tw, head)
 	for _, a := range gpus {
 		row := "    " + strings.TrimPrefix(a, "gpu/")
 		for _, b := range gpus {
@@ -318,7 +319,7 @@ func writePathsText(w io.Writer, s *Summary) {
 			}
 			row += "\t" + t
 		}
-		fmt.Fprintln(tw, row)
+		printf.Fprintln(tw, row)
 	}
 	tw.Flush()
 }
@@ -327,7 +328,7 @@ func devStr(d int) string {
 	if d < 0 {
 		return "-"
 	}
-	return fmt.Sprint(d)
+	return printf.Sprint(d)
 }
 
 // writeChannelsText draws the ring orders in the layout of `ncclsim topo`
@@ -336,59 +337,59 @@ func writeChannelsText(w io.Writer, s *Summary) {
 	if len(s.Rings) == 0 && len(s.Trees) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nChannels")
+	printf.Fprintln(w, "\nChannels")
 	if len(s.Rings) > 0 {
-		fmt.Fprintln(w, "  Rings (as rank 0 prints them):")
+		printf.Fprintln(w, "  Rings (as rank 0 prints them):")
 		for _, r := range s.Rings {
 			var b strings.Builder
-			fmt.Fprintf(&b, "    %2d:", r.Channel)
+			printf.Fprintf(&b, "    %2d:", r.Channel)
 			for _, x := range r.Ranks {
-				fmt.Fprintf(&b, " %d", x)
+				printf.Fprintf(&b, " %d", x)
 			}
 			if len(r.Ranks) > 1 {
-				fmt.Fprintf(&b, " -> %d", r.Ranks[0])
+				printf.Fprintf(&b, " -> %d", r.Ranks[0])
 			}
-			fmt.Fprintln(w, b.String())
+			printf.Fprintln(w, b.String())
 		}
 	}
 	if len(s.Trees) > 0 {
-		fmt.Fprintln(w, "  Trees (parent <- rank <- children, per channel):")
+		printf.Fprintln(w, "  Trees (parent <- rank <- children, per channel):")
 		for _, t := range s.Trees {
 			down := "-"
 			if len(t.Down) > 0 {
 				parts := make([]string, len(t.Down))
 				for i, d := range t.Down {
-					parts[i] = fmt.Sprint(d)
+					parts[i] = printf.Sprint(d)
 				}
 				down = strings.Join(parts, ",")
 			}
-			up := fmt.Sprint(t.Up)
+			up := printf.Sprint(t.Up)
 			if t.Up < 0 {
 				up = "root"
 			}
-			fmt.Fprintf(w, "    ch %2d: %s <- %d <- %s\n", t.Channel, up, t.Rank, down)
+			printf.Fprintf(w, "    ch %2d: %s <- %d <- %s\n", t.Channel, up, t.Rank, down)
 		}
 	}
 }
 
 func writeDiagnosesText(w io.Writer, ds []Diagnosis) {
-	fmt.Fprintln(w, "\nDiagnoses")
+	printf.Fprintln(w, "\nDiagnoses")
 	if len(ds) == 0 {
-		fmt.Fprintln(w, "  none")
+		printf.Fprintln(w, "  none")
 		return
 	}
 	for _, d := range ds {
-		fmt.Fprintf(w, "\n[%s] %s (%s)\n", d.Severity, d.Title, d.ID)
-		fmt.Fprintf(w, "  %s\n", d.Explanation)
+		printf.Fprintf(w, "\n[%s] %s (%s)\n", d.Severity, d.Title, d.ID)
+		printf.Fprintf(w, "  %s\n", d.Explanation)
 		for _, e := range d.Evidence {
 			if e.Line > 0 {
-				fmt.Fprintf(w, "  line %d: %s\n", e.Line, e.Text)
+				printf.Fprintf(w, "  line %d: %s\n", e.Line, e.Text)
 			} else {
-				fmt.Fprintf(w, "  environment: %s\n", e.Text)
+				printf.Fprintf(w, "  environment: %s\n", e.Text)
 			}
 		}
 		for _, l := range d.Links {
-			fmt.Fprintf(w, "  see %s: %s\n", l.Title, l.URL)
+			printf.Fprintf(w, "  see %s: %s\n", l.Title, l.URL)
 		}
 	}
 }
@@ -397,12 +398,12 @@ func writeDiagnosesText(w io.Writer, ds []Diagnosis) {
 func WriteFindings(w io.Writer, fs []Finding) error {
 	ew := &errWriter{w: w}
 	if len(fs) == 0 {
-		fmt.Fprintln(ew, "no findings")
+		printf.Fprintln(ew, "no findings")
 	}
 	for _, f := range fs {
-		fmt.Fprintln(ew, f.String())
+		printf.Fprintln(ew, f.String())
 		for _, l := range f.Links {
-			fmt.Fprintf(ew, "    see %s: %s\n", l.Title, l.URL)
+			printf.Fprintf(ew, "    see %s: %s\n", l.Title, l.URL)
 		}
 	}
 	return ew.err
@@ -564,7 +565,7 @@ func WriteHTML(w io.Writer, s *Summary, ds []Diagnosis) error {
 	}
 	o.raw("\n</section>\n")
 	if _, err := w.Write(o.b); err != nil {
-		return fmt.Errorf("doctor: render html: %w", err)
+		return printf.Errorf("doctor: render html: %w", err)
 	}
 	return nil
 }

@@ -107,8 +107,8 @@ func (p *parser) tuningRow(n int, t string) {
 			if !ok {
 				return
 			}
-			lat, err1 := strconv.ParseFloat(strings.TrimSpace(ls), 64)
-			bw, err2 := strconv.ParseFloat(strings.TrimSpace(bs), 64)
+			lat, err1 := finiteFloat(strings.TrimSpace(ls))
+			bw, err2 := finiteFloat(strings.TrimSpace(bs))
 			if err1 != nil || err2 != nil {
 				return
 			}

@@ -1,9 +1,11 @@
 package doctor
 
 import (
-	"encoding/json"
-	"fmt"
+	"errors"
+	"strconv"
 	"strings"
+
+	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // Severity ranks a Diagnosis or Finding.
@@ -23,21 +25,24 @@ func (s Severity) String() string {
 	if s >= 0 && int(s) < len(severityNames) {
 		return severityNames[s]
 	}
-	return fmt.Sprintf("Severity(%d)", int(s))
+	return printf.Sprintf("Severity(%d)", int(s))
 }
 
-// MarshalJSON writes the severity as its name. The name is plain ASCII, so
-// it is quoted directly: calling encoding/json here would link its whole
-// encoder into the wasm playground, which writes its JSON without it.
+// MarshalJSON writes the severity as its name, a JSON string, the same
+// bytes Report.AppendJSON writes for it (neither links encoding/json).
 func (s Severity) MarshalJSON() ([]byte, error) {
-	return append(append([]byte{'"'}, s.String()...), '"'), nil
+	return s.appendJSON(nil), nil
 }
 
-// UnmarshalJSON reads a severity name.
+// UnmarshalJSON reads a severity name (a JSON string, matched without
+// regard to case).
 func (s *Severity) UnmarshalJSON(b []byte) error {
-	var name string
-	if err := json.Unmarshal(b, &name); err != nil {
-		return fmt.Errorf("severity: %w", err)
+	name, ok := decodeJSONString(b)
+	if !ok {
+		if len(b) > 40 {
+			b = b[:40]
+		}
+		return errors.New("severity: want a JSON string, got " + strconv.Quote(string(b)))
 	}
 	for i, n := range severityNames {
 		if strings.EqualFold(n, name) {
@@ -45,7 +50,17 @@ func (s *Severity) UnmarshalJSON(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("severity: unknown name %q", name)
+	return printf.Errorf("severity: unknown name %q", name)
+}
+
+// Report is the doctor's whole answer, the object `ncclsim doctor --json`
+// prints and the wasm playground returns: the log's summary (nil without a
+// log), the diagnoses (never nil in those answers, so an empty list is []),
+// and the remarks about a pasted environment. AppendJSON writes it.
+type Report struct {
+	Summary     *Summary    `json:"summary,omitempty"`
+	Diagnoses   []Diagnosis `json:"diagnoses"`
+	EnvFindings []Finding   `json:"env_findings,omitempty"`
 }
 
 // LineRef points at one input line. Line is 1-based; 0 means the evidence
@@ -97,15 +112,15 @@ type Finding struct {
 func (f Finding) String() string {
 	var b strings.Builder
 	if f.Line > 0 {
-		fmt.Fprintf(&b, "line %d: ", f.Line)
+		printf.Fprintf(&b, "line %d: ", f.Line)
 	}
-	fmt.Fprintf(&b, "%s: ", f.Severity)
+	printf.Fprintf(&b, "%s: ", f.Severity)
 	if f.Name != "" {
-		fmt.Fprintf(&b, "%s: ", f.Name)
+		printf.Fprintf(&b, "%s: ", f.Name)
 	}
 	b.WriteString(f.Message)
 	if len(f.Suggestions) > 0 {
-		fmt.Fprintf(&b, " (did you mean %s?)", strings.Join(f.Suggestions, ", "))
+		printf.Fprintf(&b, " (did you mean %s?)", strings.Join(f.Suggestions, ", "))
 	}
 	return b.String()
 }

@@ -1,15 +1,10 @@
 package estimate
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io/fs"
-	"path"
-	"sort"
 	"strings"
 
+	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
 
@@ -33,6 +28,8 @@ type Dataset struct {
 	Caveats   []string `json:"caveats"`
 	Rows      []Row    `json:"rows"`
 	// Raw is the table (and log lines) as published, for traceability.
+	// LoadDatasets fills it; the compiled-in copy (DefaultDatasets) leaves
+	// it empty.
 	Raw string `json:"raw"`
 }
 
@@ -101,27 +98,9 @@ func (d *Dataset) Datatype() (tune.Datatype, error) { return tune.LookupDatatype
 // NRanks is the number of ranks of the run.
 func (d *Dataset) NRanks() int { return d.Hardware.NGPUs }
 
-// ParseDataset decodes and checks one dataset file. Unknown fields are
-// errors so that a typo cannot silently drop a number.
-func ParseDataset(b []byte) (*Dataset, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	var d Dataset
-	if err := dec.Decode(&d); err != nil {
-		return nil, fmt.Errorf("dataset: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("dataset: trailing data after the JSON object")
-	}
-	if err := d.check(); err != nil {
-		return nil, fmt.Errorf("dataset %q: %w", d.ID, err)
-	}
-	return &d, nil
-}
-
 func (d *Dataset) check() error {
 	if d.Schema != DatasetSchema {
-		return fmt.Errorf("schema %d, want %d", d.Schema, DatasetSchema)
+		return printf.Errorf("schema %d, want %d", d.Schema, DatasetSchema)
 	}
 	if strings.TrimSpace(d.ID) == "" {
 		return errors.New("empty id")
@@ -130,27 +109,27 @@ func (d *Dataset) check() error {
 		return errors.New("no source url")
 	}
 	if _, err := d.Func(); err != nil {
-		return fmt.Errorf("run.collective: %w", err)
+		return printf.Errorf("run.collective: %w", err)
 	}
 	if _, err := d.Datatype(); err != nil {
-		return fmt.Errorf("run.dtype: %w", err)
+		return printf.Errorf("run.dtype: %w", err)
 	}
 	if d.Hardware.NGPUs < 1 || d.Hardware.NNodes < 1 {
-		return fmt.Errorf("hardware: %d GPUs on %d nodes", d.Hardware.NGPUs, d.Hardware.NNodes)
+		return printf.Errorf("hardware: %d GPUs on %d nodes", d.Hardware.NGPUs, d.Hardware.NNodes)
 	}
 	if d.System.Preset == "" {
 		return errors.New("system.preset is empty")
 	}
 	if d.System.Nodes != d.Hardware.NNodes {
-		return fmt.Errorf("system.nodes %d differs from hardware.n_nodes %d", d.System.Nodes, d.Hardware.NNodes)
+		return printf.Errorf("system.nodes %d differs from hardware.n_nodes %d", d.System.Nodes, d.Hardware.NNodes)
 	}
 	if d.Hardware.NGPUs%d.Hardware.NNodes != 0 {
-		return fmt.Errorf("%d GPUs do not divide over %d nodes", d.Hardware.NGPUs, d.Hardware.NNodes)
+		return printf.Errorf("%d GPUs do not divide over %d nodes", d.Hardware.NGPUs, d.Hardware.NNodes)
 	}
 	switch d.System.Fabric {
 	case "", "ib", "roce", "tcp":
 	default:
-		return fmt.Errorf("system.fabric %q: want ib, roce, tcp or empty", d.System.Fabric)
+		return printf.Errorf("system.fabric %q: want ib, roce, tcp or empty", d.System.Fabric)
 	}
 	if d.System.Nodes > 1 && d.System.Fabric == "" {
 		return errors.New("a multi-node run needs system.fabric")
@@ -163,50 +142,21 @@ func (d *Dataset) check() error {
 	}
 	for i, r := range d.Rows {
 		if i > 0 && r.Bytes < d.Rows[i-1].Bytes {
-			return fmt.Errorf("row %d: sizes not ascending (%d after %d)", i, r.Bytes, d.Rows[i-1].Bytes)
+			return printf.Errorf("row %d: sizes not ascending (%d after %d)", i, r.Bytes, d.Rows[i-1].Bytes)
 		}
 		if r.TimeUs < 0 || r.AlgBwGBps < 0 || r.BusBwGBps < 0 {
-			return fmt.Errorf("row %d (%d bytes): negative value", i, r.Bytes)
+			return printf.Errorf("row %d (%d bytes): negative value", i, r.Bytes)
 		}
 		if r.Bytes > 0 && r.TimeUs == 0 {
-			return fmt.Errorf("row %d (%d bytes): zero time", i, r.Bytes)
+			return printf.Errorf("row %d (%d bytes): zero time", i, r.Bytes)
 		}
 	}
 	return nil
 }
 
-// LoadDatasets reads every *.json file of dir in fsys, sorted by file name.
-// A file's name (without .json) must equal its id.
-func LoadDatasets(fsys fs.FS, dir string) ([]*Dataset, error) {
-	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
-		return nil, fmt.Errorf("list datasets: %w", err)
-	}
-	var out []*Dataset
-	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), ".json")
-		if e.IsDir() || !ok {
-			continue
-		}
-		b, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
-		if err != nil {
-			return nil, fmt.Errorf("read dataset %s: %w", name, err)
-		}
-		d, err := ParseDataset(b)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", e.Name(), err)
-		}
-		if d.ID != name {
-			return nil, fmt.Errorf("%s: id %q differs from the file name", e.Name(), d.ID)
-		}
-		out = append(out, d)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
-}
-
 // DefaultDatasets returns the datasets of data/measurements/*.json, sorted
-// by id, as LoadDatasets(data.Measurements, "measurements") reads them. The
+// by id, as LoadDatasets(data.Measurements, "measurements") reads them
+// except for Raw, which is left empty. The
 // values are compiled in (datasets_data.go, written by `go generate` from
 // the JSON files, and checked against them by TestDatasetsData), so that
 // the wasm playground does not link a JSON decoder. Every call returns a
@@ -215,7 +165,7 @@ func DefaultDatasets() ([]*Dataset, error) {
 	sets := embeddedDatasets()
 	for _, d := range sets {
 		if err := d.check(); err != nil {
-			return nil, fmt.Errorf("dataset %q: %w", d.ID, err)
+			return nil, printf.Errorf("dataset %q: %w", d.ID, err)
 		}
 	}
 	return sets, nil

@@ -1,8 +1,7 @@
 package graph
 
 import (
-	"fmt"
-
+	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 )
 
@@ -36,7 +35,7 @@ func (p Pattern) String() string {
 	case CollNetDirect:
 		return "COLLNET_DIRECT"
 	}
-	return fmt.Sprintf("Pattern(%d)", int(p))
+	return printf.Sprintf("Pattern(%d)", int(p))
 }
 
 // MaxChannels is MAXCHANNELS (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/include/device.h#L91).

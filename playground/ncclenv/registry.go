@@ -1,16 +1,14 @@
 package ncclenv
 
 import (
-	"encoding/csv"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/distributed-nav/distributed-nav/data"
+	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // Reader says which library reads a variable.
@@ -44,7 +42,10 @@ type Var struct {
 	// "deprecated", "removed" (read by older releases only) or "unread"
 	// (declared but never read).
 	Status string
-	Reader Reader
+	// DebugOnly marks knobs meant for debugging, not for production runs
+	// (the table's debug_only column).
+	DebugOnly bool
+	Reader    Reader
 }
 
 // Deprecated reports whether the variable is a deprecated alias.
@@ -76,8 +77,8 @@ const (
 
 // LoadRegistry reads env/nccl.csv (required) and env/torch.csv (optional)
 // from fsys. Columns are found by header name; "name" is required, and
-// "default", "type", "file", "description" and "deprecated_alias_of" are
-// and "status" are used when present.
+// "default", "type", "file", "description", "deprecated_alias_of", "status"
+// and "debug_only" are used when present.
 func LoadRegistry(fsys fs.FS) (*Registry, error) {
 	r := &Registry{vars: map[string]Var{}}
 	if err := r.loadTable(fsys, ncclTable, ReaderNCCL); err != nil {
@@ -100,23 +101,24 @@ func LoadRegistry(fsys fs.FS) (*Registry, error) {
 }
 
 func (r *Registry) loadTable(fsys fs.FS, path string, reader Reader) error {
-	f, err := fsys.Open(path)
+	b, err := fs.ReadFile(fsys, path)
 	if err != nil {
-		return fmt.Errorf("env registry: %w", err)
+		return printf.Errorf("env registry: %w", err)
 	}
-	defer f.Close()
-	cr := csv.NewReader(f)
-	cr.FieldsPerRecord = -1
-	header, err := cr.Read()
+	recs, err := readCSV(b)
 	if err != nil {
-		return fmt.Errorf("env registry: %s: header: %w", path, err)
+		return printf.Errorf("env registry: %s: %w", path, err)
 	}
+	if len(recs) == 0 {
+		return printf.Errorf("env registry: %s: no header", path)
+	}
+	header := recs[0]
 	col := map[string]int{}
 	for i, h := range header {
 		col[strings.ToLower(strings.TrimSpace(h))] = i
 	}
 	if _, ok := col["name"]; !ok {
-		return fmt.Errorf("env registry: %s: no \"name\" column in header %q", path, header)
+		return printf.Errorf("env registry: %s: no \"name\" column in header %q", path, strings.Join(header, ","))
 	}
 	get := func(rec []string, key string) string {
 		if i, ok := col[key]; ok && i < len(rec) {
@@ -124,14 +126,7 @@ func (r *Registry) loadTable(fsys fs.FS, path string, reader Reader) error {
 		}
 		return ""
 	}
-	for line := 2; ; line++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("env registry: %s: %w", path, err)
-		}
+	for _, rec := range recs[1:] {
 		name := get(rec, "name")
 		if name == "" {
 			continue
@@ -148,6 +143,7 @@ func (r *Registry) loadTable(fsys fs.FS, path string, reader Reader) error {
 			Description:       get(rec, "description"),
 			DeprecatedAliasOf: get(rec, "deprecated_alias_of"),
 			Status:            strings.ToLower(get(rec, "status")),
+			DebugOnly:         get(rec, "debug_only") == "true",
 			Reader:            reader,
 		}
 	}

@@ -5,16 +5,13 @@ package presets
 
 import (
 	"bytes"
-	"encoding/xml"
-	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"sort"
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/data"
+	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 )
 
@@ -35,7 +32,7 @@ func (p Preset) XML() []byte { return bytes.Clone(p.xml) }
 func (p Preset) System() (*topo.System, []topo.Warning, error) {
 	s, w, err := topo.ParseXML(bytes.NewReader(p.xml))
 	if err != nil {
-		return nil, w, fmt.Errorf("preset %s: %w", p.Name, err)
+		return nil, w, printf.Errorf("preset %s: %w", p.Name, err)
 	}
 	return s, w, nil
 }
@@ -56,14 +53,14 @@ func Get(name string) (Preset, error) {
 		}
 		names = append(names, p.Name)
 	}
-	return Preset{}, fmt.Errorf("unknown preset %q (available: %s)", name, strings.Join(names, ", "))
+	return Preset{}, printf.Errorf("unknown preset %q (available: %s)", name, strings.Join(names, ", "))
 }
 
 // listFS reads every *.xml file of dir in fsys.
 func listFS(fsys fs.FS, dir string) ([]Preset, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		return nil, fmt.Errorf("list presets: %w", err)
+		return nil, printf.Errorf("list presets: %w", err)
 	}
 	var out []Preset
 	for _, e := range entries {
@@ -73,11 +70,11 @@ func listFS(fsys fs.FS, dir string) ([]Preset, error) {
 		}
 		b, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
 		if err != nil {
-			return nil, fmt.Errorf("read preset %s: %w", name, err)
+			return nil, printf.Errorf("read preset %s: %w", name, err)
 		}
 		desc, err := Description(b)
 		if err != nil {
-			return nil, fmt.Errorf("preset %s: %w", name, err)
+			return nil, printf.Errorf("preset %s: %w", name, err)
 		}
 		out = append(out, Preset{Name: name, Description: desc, xml: b})
 	}
@@ -86,27 +83,7 @@ func listFS(fsys fs.FS, dir string) ([]Preset, error) {
 }
 
 // Description returns the text of the "<!-- description: ... -->" comment
-// that precedes the root element of a topology file.
+// that precedes the root element of a topology file (see topo.Description).
 func Description(b []byte) (string, error) {
-	dec := xml.NewDecoder(bytes.NewReader(b))
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return "", fmt.Errorf("read description: %w", err)
-		}
-		switch t := tok.(type) {
-		case xml.Comment:
-			if rest, ok := strings.CutPrefix(strings.TrimSpace(string(t)), "description:"); ok {
-				if d := strings.TrimSpace(rest); d != "" {
-					return d, nil
-				}
-			}
-		case xml.StartElement:
-			return "", errors.New("no \"<!-- description: ... -->\" comment before the root element")
-		}
-	}
-	return "", errors.New("no root element")
+	return topo.Description(b)
 }

@@ -105,12 +105,22 @@ func TestDescription(t *testing.T) {
 		{"<!-- description: -->\n<system/>", "", false},
 		{"", "", false},
 		{"<system", "", false},
+		{"\uFEFF<!-- description: after a byte order mark -->\n<system/>", "after a byte order mark", true},
 	}
 	for _, tt := range tests {
 		got, err := Description([]byte(tt.in))
 		if (err == nil) != tt.ok || got != tt.want {
 			t.Errorf("Description(%q) = %q, %v", tt.in, got, err)
 		}
+	}
+}
+
+// TestDescriptionSyntaxError checks that malformed XML before the root is
+// reported with its line.
+func TestDescriptionSyntaxError(t *testing.T) {
+	_, err := Description([]byte("<!-- note -->\n<!-- a -- b -->\n<system/>"))
+	if err == nil || err.Error() != "line 2: -- is not allowed inside a comment" {
+		t.Fatalf("error %v", err)
 	}
 }
 

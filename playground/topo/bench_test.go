@@ -9,18 +9,24 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 )
 
+// BenchmarkParseXML parses two presets: the largest one (h100-8x-ib, with
+// NICs and NVLinks) and a PCIe-only one (rtx4090-8x).
 func BenchmarkParseXML(b *testing.B) {
-	p, err := presets.Get("h100-8x-ib")
-	if err != nil {
-		b.Fatal(err)
-	}
-	data := p.XML()
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, _, err := topo.ParseXML(bytes.NewReader(data)); err != nil {
-			b.Fatal(err)
-		}
+	for _, name := range []string{"h100-8x-ib", "rtx4090-8x"} {
+		b.Run(name, func(b *testing.B) {
+			p, err := presets.Get(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			data := p.XML()
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := topo.ParseXML(bytes.NewReader(data)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

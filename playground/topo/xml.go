@@ -1,12 +1,12 @@
 package topo
 
 import (
-	"bytes"
-	"encoding/xml"
 	"errors"
-	"fmt"
 	"io"
+	"strconv"
 	"strings"
+
+	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // Input limits. NCCL's own reader allows 256 XML nodes per host
@@ -29,7 +29,7 @@ type Warning struct {
 // String renders the warning as "line N: message".
 func (w Warning) String() string {
 	if w.Line > 0 {
-		return fmt.Sprintf("line %d: %s", w.Line, w.Message)
+		return printf.Sprintf("line %d: %s", w.Line, w.Message)
 	}
 	return w.Message
 }
@@ -43,13 +43,13 @@ type LineError struct {
 // Error renders the error as "line N: message".
 func (e *LineError) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+		return printf.Sprintf("line %d: %s", e.Line, e.Msg)
 	}
 	return e.Msg
 }
 
 func lineErr(line int, format string, args ...any) error {
-	return &LineError{Line: line, Msg: fmt.Sprintf(format, args...)}
+	return &LineError{Line: line, Msg: printf.Sprintf(format, args...)}
 }
 
 // xmlAttr is one attribute as written; ns is the resolved namespace.
@@ -95,56 +95,38 @@ type document struct {
 	warnings    []Warning
 }
 
-// readDocument tokenises r with encoding/xml into an element tree.
+// readDocument reads r (at most MaxInputBytes) into an element tree with
+// the tokenizer of xmlscan.go.
 func readDocument(r io.Reader) (*document, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxInputBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read topology: %w", err)
+		return nil, wrapError("read topology", err)
 	}
 	if len(data) > MaxInputBytes {
-		return nil, fmt.Errorf("topology input exceeds %d bytes", MaxInputBytes)
+		return nil, errors.New("topology input exceeds " + strconv.Itoa(MaxInputBytes) + " bytes")
 	}
-	dec := xml.NewDecoder(bytes.NewReader(data))
-	dec.Strict = true
+	sc := newXMLScanner(string(data))
 	doc := &document{}
 	var stack []*element
 	count := 0
 	for {
-		line, _ := dec.InputPos()
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+		tok, err := sc.next()
 		if err != nil {
-			var se *xml.SyntaxError
-			if errors.As(err, &se) {
-				return nil, lineErr(se.Line, "%s", se.Msg)
-			}
-			return nil, lineErr(line, "%v", err)
+			return nil, err
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
+		switch tok.kind {
+		case tokEOF:
+			if doc.root == nil {
+				return nil, errors.New("topology XML is empty")
+			}
+			return doc, nil
+		case tokStart:
+			if err := checkLimits(tok, count, len(stack)); err != nil {
+				return nil, err
+			}
 			count++
-			if count > MaxElements {
-				return nil, lineErr(line, "more than %d elements", MaxElements)
-			}
-			if len(stack) >= MaxDepth {
-				return nil, lineErr(line, "elements nested deeper than %d", MaxDepth)
-			}
-			if len(t.Attr) > maxAttrPerElem {
-				return nil, lineErr(line, "<%s> has %d attributes (limit %d)", t.Name.Local, len(t.Attr), maxAttrPerElem)
-			}
-			el := &element{name: t.Name.Local, ns: t.Name.Space, line: line}
-			for _, a := range t.Attr {
-				if len(a.Value) > maxStrLen {
-					return nil, lineErr(line, "attribute %s of <%s> is longer than %d characters (NCCL's MAX_STR_LEN)", a.Name.Local, t.Name.Local, maxStrLen)
-				}
-				el.attrs = append(el.attrs, xmlAttr{ns: a.Name.Space, name: a.Name.Local, value: a.Value})
-			}
+			el := &element{name: tok.name.local, ns: tok.name.ns, attrs: tok.attrs, line: tok.line}
 			if len(stack) == 0 {
-				if doc.root != nil {
-					return nil, lineErr(line, "more than one top-level element")
-				}
 				doc.root = el
 			} else {
 				p := stack[len(stack)-1]
@@ -152,44 +134,57 @@ func readDocument(r io.Reader) (*document, error) {
 				p.children = append(p.children, el)
 			}
 			stack = append(stack, el)
-		case xml.EndElement:
-			if len(stack) == 0 {
-				return nil, lineErr(line, "unexpected end element </%s>", t.Name.Local)
-			}
+		case tokEnd:
 			stack = stack[:len(stack)-1]
-		case xml.CharData:
-			if len(bytes.TrimSpace(t)) > 0 {
-				doc.warnings = append(doc.warnings, Warning{Line: line, Message: "text content ignored"})
+		case tokText:
+			if strings.TrimSpace(tok.text) != "" {
+				doc.warnings = append(doc.warnings, Warning{Line: tok.line, Message: "text content ignored"})
 			}
-		case xml.Comment:
-			txt := strings.TrimSpace(string(t))
+		case tokComment:
 			if doc.description == "" && doc.root == nil {
-				if rest, ok := strings.CutPrefix(txt, "description:"); ok {
-					doc.description = strings.TrimSpace(rest)
-				}
+				doc.description, _ = descriptionComment(tok.text)
 			}
-		case xml.Directive:
-			doc.warnings = append(doc.warnings, Warning{Line: line, Message: "directive <!" + firstWord(string(t)) + "...> ignored"})
-		case xml.ProcInst:
+		case tokDirective:
+			doc.warnings = append(doc.warnings, Warning{Line: tok.line, Message: "directive <!" + tok.name.local + "...> ignored"})
+		case tokProcInst:
 			// <?xml version="1.0"?> and similar are harmless.
 		}
 	}
-	if len(stack) != 0 {
-		return nil, lineErr(stack[len(stack)-1].line, "element <%s> is not closed", stack[len(stack)-1].name)
-	}
-	if doc.root == nil {
-		return nil, errors.New("topology XML is empty")
-	}
-	return doc, nil
 }
 
-func firstWord(s string) string {
-	f := strings.Fields(s)
-	if len(f) == 0 {
-		return ""
+// checkLimits applies the input limits to a start tag that would be element
+// number count+1 at nesting depth depth.
+func checkLimits(tok xmlToken, count, depth int) error {
+	switch {
+	case count >= MaxElements:
+		return &LineError{Line: tok.line, Msg: "more than " + strconv.Itoa(MaxElements) + " elements"}
+	case depth >= MaxDepth:
+		return &LineError{Line: tok.line, Msg: "elements nested deeper than " + strconv.Itoa(MaxDepth)}
+	case len(tok.attrs) > maxAttrPerElem:
+		return &LineError{Line: tok.line, Msg: "<" + tok.name.local + "> has " + strconv.Itoa(len(tok.attrs)) + " attributes (limit " + strconv.Itoa(maxAttrPerElem) + ")"}
 	}
-	return f[0]
+	for _, a := range tok.attrs {
+		if len(a.value) > maxStrLen {
+			return &LineError{Line: tok.line, Msg: "attribute " + a.name + " of <" + tok.name.local + "> is longer than " + strconv.Itoa(maxStrLen) + " characters (NCCL's MAX_STR_LEN)"}
+		}
+	}
+	return nil
 }
+
+// wrapError prefixes err with context and keeps it reachable for
+// errors.Is and errors.As.
+func wrapError(context string, err error) error {
+	return &contextError{context: context, err: err}
+}
+
+type contextError struct {
+	context string
+	err     error
+}
+
+func (e *contextError) Error() string { return e.context + ": " + e.err.Error() }
+
+func (e *contextError) Unwrap() error { return e.err }
 
 // findTag returns the first element named name in document order (xmlFindTag).
 func findTag(e *element, name string) *element {
@@ -248,13 +243,13 @@ func checkKnown(e *element, unknown *[]Unknown, warns *[]Warning) {
 			name = a.ns + ":" + a.name
 		}
 		*unknown = append(*unknown, Unknown{Line: e.line, Element: e.name, Attr: name, Value: a.value})
-		*warns = append(*warns, Warning{Line: e.line, Message: fmt.Sprintf("unknown attribute %s=%q on <%s> kept but not modelled", name, a.value, e.name)})
+		*warns = append(*warns, Warning{Line: e.line, Message: printf.Sprintf("unknown attribute %s=%q on <%s> kept but not modelled", name, a.value, e.name)})
 	}
 	allowed := knownChildren[e.name]
 	for _, c := range e.children {
 		if c.ns != "" || !contains(allowed, c.name) {
 			*unknown = append(*unknown, Unknown{Line: c.line, Element: c.name})
-			*warns = append(*warns, Warning{Line: c.line, Message: fmt.Sprintf("unknown element <%s> inside <%s> kept but not modelled", c.name, e.name)})
+			*warns = append(*warns, Warning{Line: c.line, Message: printf.Sprintf("unknown element <%s> inside <%s> kept but not modelled", c.name, e.name)})
 			continue
 		}
 		checkKnown(c, unknown, warns)

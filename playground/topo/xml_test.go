@@ -1,6 +1,7 @@
 package topo_test
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -170,5 +171,70 @@ func TestRealTopologyFile(t *testing.T) {
 	}
 	if _, err := topo.Analyze(sys, ncclenv.New(nil)); err == nil {
 		t.Error("Analyze of a GPU-less system should fail")
+	}
+}
+
+// TestParseXMLSyntax checks that malformed XML is rejected with the line of
+// the fault (the tokenizer is xmlscan.go; encoding/xml accepts the first
+// three inputs).
+func TestParseXMLSyntax(t *testing.T) {
+	tests := []struct {
+		name, xml, want string
+	}{
+		{"text after the root", minimal + "\n\ntrailing junk", "line 9: text outside the root element"},
+		{"duplicate attribute", strings.Replace(minimal, `sm="80"`, `sm="80" sm="90"`, 1), "line 4: duplicate attribute sm in start tag <gpu>"},
+		{"second root after a comment", minimal + "\n<!-- x -->\n<system version=\"1\"/>", "line 9: more than one top-level element"},
+		{"< in a value", strings.Replace(minimal, `arch="x86_64"`, `arch="x86<64"`, 1), "line 2: < in the value of attribute arch of <cpu>"},
+		{"unknown entity", strings.Replace(minimal, `arch="x86_64"`, `arch="x86&nbsp;64"`, 1), "line 2: unknown entity &nbsp;"},
+		{"NUL byte", strings.Replace(minimal, "</pci>", "</pci>\x00", 1), "line 5: illegal character U+0000"},
+		{"invalid UTF-8", strings.Replace(minimal, `vendor="GenuineIntel"`, "vendor=\"Genuine\xffIntel\"", 1), "line 2: invalid UTF-8"},
+		{"unterminated comment", strings.Replace(minimal, "    <pci", "<!-- unfinished\n    <pci", 1), "line 3: comment is not closed by -->"},
+		{"unterminated value", "<system version=\"1\n\n", "line 1: value of attribute version of <system> is not closed by \""},
+		{"unclosed element", strings.TrimSuffix(minimal, "</system>"), "line 7: unexpected EOF: element <system> from line 1 is not closed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := topo.ParseXML(strings.NewReader(tt.xml))
+			var le *topo.LineError
+			if !errors.As(err, &le) {
+				t.Fatalf("error %v, want a *topo.LineError", err)
+			}
+			if !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("error %q does not start with %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestParseXMLTolerated checks the XML features a topology file may use
+// without changing the system: a byte order mark, an XML declaration, a
+// DOCTYPE (warned about), references in values, CDATA and text (warned
+// about).
+func TestParseXMLTolerated(t *testing.T) {
+	in := "\uFEFF<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" +
+		"<!DOCTYPE system>\n" +
+		"<!-- description: one &amp; only -->\n" +
+		strings.Replace(strings.Replace(minimal,
+			`vendor="GenuineIntel"`, `vendor='Genuine&#x49;ntel'`, 1),
+			"</pci>", "</pci>\n<![CDATA[ note ]]>", 1)
+	sys, warns, err := topo.ParseXML(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, v, _ := sys.CPUType(); v != topo.VendorIntel {
+		t.Errorf("vendor %v: &#x49; not decoded to I", v)
+	}
+	// Comments are not entity-decoded.
+	if sys.Description != "one &amp; only" {
+		t.Errorf("description %q", sys.Description)
+	}
+	want := []string{"line 2: directive <!DOCTYPE...> ignored", "line 9: text content ignored"}
+	if len(warns) != len(want) {
+		t.Fatalf("warnings %v, want %v", warns, want)
+	}
+	for i, w := range warns {
+		if w.String() != want[i] {
+			t.Errorf("warning %d: %q, want %q", i, w, want[i])
+		}
 	}
 }

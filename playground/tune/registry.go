@@ -1,8 +1,9 @@
 package tune
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // Func is a collective function the tuning model covers, numbered as in
@@ -118,7 +119,7 @@ func (f Func) String() string {
 	if f >= 0 && f < NumFuncs {
 		return funcTable[f].Name
 	}
-	return fmt.Sprintf("Func(%d)", int(f))
+	return printf.Sprintf("Func(%d)", int(f))
 }
 
 // Valid reports whether f is one of the tuned functions.
@@ -129,7 +130,7 @@ func (a Algorithm) String() string {
 	if a >= 0 && a < NumAlgorithms {
 		return algoTable[a].Name
 	}
-	return fmt.Sprintf("Algorithm(%d)", int(a))
+	return printf.Sprintf("Algorithm(%d)", int(a))
 }
 
 // Valid reports whether a is a known algorithm.
@@ -140,7 +141,7 @@ func (p Protocol) String() string {
 	if p >= 0 && p < NumProtocols {
 		return protoTable[p].Name
 	}
-	return fmt.Sprintf("Protocol(%d)", int(p))
+	return printf.Sprintf("Protocol(%d)", int(p))
 }
 
 // Valid reports whether p is a known protocol.
@@ -166,7 +167,7 @@ func LookupFunc(name string) (Func, error) {
 			}
 		}
 	}
-	return 0, fmt.Errorf("unknown collective %q (want one of broadcast, reduce, allgather, reducescatter, allreduce)", name)
+	return 0, printf.Errorf("unknown collective %q (want one of broadcast, reduce, allgather, reducescatter, allreduce)", name)
 }
 
 // LookupAlgorithm finds an algorithm by NCCL's name, ignoring case.
@@ -176,7 +177,7 @@ func LookupAlgorithm(name string) (Algorithm, error) {
 			return ai.Algo, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown algorithm %q (want one of %s)", name, strings.Join(algoNames(), ", "))
+	return 0, printf.Errorf("unknown algorithm %q (want one of %s)", name, strings.Join(algoNames(), ", "))
 }
 
 // LookupProtocol finds a protocol by NCCL's name, ignoring case.
@@ -186,7 +187,7 @@ func LookupProtocol(name string) (Protocol, error) {
 			return pi.Proto, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown protocol %q (want one of LL, LL128, Simple)", name)
+	return 0, printf.Errorf("unknown protocol %q (want one of LL, LL128, Simple)", name)
 }
 
 func funcNames() []string {

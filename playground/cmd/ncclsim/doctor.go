@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,12 +15,9 @@ import (
 // maxEnvFileBytes bounds how much of an --env file is read.
 const maxEnvFileBytes = 16 << 20
 
-// doctorJSON is the shape of "ncclsim doctor --json".
-type doctorJSON struct {
-	Summary     *doctor.Summary    `json:"summary,omitempty"`
-	Diagnoses   []doctor.Diagnosis `json:"diagnoses"`
-	EnvFindings []doctor.Finding   `json:"env_findings,omitempty"`
-}
+// doctorJSON is the shape of "ncclsim doctor --json": doctor.Report, whose
+// AppendJSON writes it (the wasm playground returns the same bytes).
+type doctorJSON = doctor.Report
 
 func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return runDoctorIO(ctx, args, os.Stdin, stdout, stderr)
@@ -72,9 +70,15 @@ func runDoctorIO(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		out.Diagnoses = doctor.Diagnose(nil, env)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		// Indented as json.Encoder with SetIndent("", "  ") wrote it before
+		// AppendJSON existed: same bytes, same trailing newline.
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, out.AppendJSON(nil), "", "  "); err != nil {
+			return fmt.Errorf("doctor: indent JSON: %w", err)
+		}
+		buf.WriteByte('\n')
+		_, err := stdout.Write(buf.Bytes())
+		return err
 	}
 	if out.Summary != nil {
 		if err := doctor.WriteText(stdout, out.Summary, out.Diagnoses); err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/distributed-nav/distributed-nav/playground/jsonw"
 )
 
 func TestStaticHTML(t *testing.T) {
@@ -117,7 +119,7 @@ func FuzzAppendString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		b := appendString(nil, s)
+		b := jsonw.AppendString(nil, s)
 		if enc, _ := json.Marshal(s); string(b) != string(enc) {
 			t.Errorf("%q: %s, encoding/json %s", s, b, enc)
 		}
@@ -141,20 +143,20 @@ func FuzzAppendString(f *testing.F) {
 
 func TestAppendFloat(t *testing.T) {
 	for _, v := range []float64{0, 1, -2.5, 1e-7, 1e21, 123456789.125, 20.600000381469727, math.SmallestNonzeroFloat64} {
-		got := string(appendFloat(nil, v, 64))
+		got := string(jsonw.AppendFloat(nil, v, 64))
 		want, _ := json.Marshal(v)
 		if got != string(want) {
 			t.Errorf("%v: %s, encoding/json %s", v, got, want)
 		}
 	}
 	for _, v := range []float32{0, 20.6, 1e-7, 3.4e38, 370.8} {
-		got := string(appendFloat(nil, float64(v), 32))
+		got := string(jsonw.AppendFloat(nil, float64(v), 32))
 		want, _ := json.Marshal(v)
 		if got != string(want) {
 			t.Errorf("float32 %v: %s, encoding/json %s", v, got, want)
 		}
 	}
-	if s := string(appendFloat(nil, math.Inf(1), 64)); s != "null" {
+	if s := string(jsonw.AppendFloat(nil, math.Inf(1), 64)); s != "null" {
 		t.Errorf("inf: %s", s)
 	}
 }

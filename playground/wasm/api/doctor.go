@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"context"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -16,16 +15,6 @@ const (
 	MaxLogBytes    = 8 << 20
 	MaxEnvDumpSize = 1 << 20
 )
-
-// doctorOutput mirrors `ncclsim doctor --json`
-// (playground/cmd/ncclsim/doctor.go, doctorJSON). The doctor's types carry
-// their own JSON tags; jw.value writes them as encoding/json would, without
-// linking it.
-type doctorOutput struct {
-	Summary     *doctor.Summary    `json:"summary,omitempty"`
-	Diagnoses   []doctor.Diagnosis `json:"diagnoses"`
-	EnvFindings []doctor.Finding   `json:"env_findings,omitempty"`
-}
 
 // Doctor reads a pasted log and/or environment dump as `ncclsim doctor
 // --log FILE --env FILE --json` does: the JSON is {"result": <the CLI's
@@ -41,7 +30,9 @@ func (s *Session) Doctor(ctx context.Context, logText, envText string) Reply {
 	if len(envText) > MaxEnvDumpSize {
 		return errorReply(fieldErr("envdump", "the environment text is "+strconv.Itoa(len(envText))+" bytes; the limit is "+strconv.Itoa(MaxEnvDumpSize>>20)+" MiB"))
 	}
-	out := doctorOutput{Diagnoses: []doctor.Diagnosis{}}
+	// The answer of `ncclsim doctor --json` (playground/cmd/ncclsim/doctor.go);
+	// Report.AppendJSON writes it without reflection or encoding/json.
+	out := doctor.Report{Diagnoses: []doctor.Diagnosis{}}
 	env := ncclenv.Env{}
 	if envText != "" {
 		entries, _ := doctor.ParseEnvText(envText)
@@ -62,10 +53,6 @@ func (s *Session) Doctor(ctx context.Context, logText, envText string) Reply {
 	} else {
 		out.Diagnoses = doctor.Diagnose(nil, env)
 	}
-	var res jw
-	if err := res.value(reflect.ValueOf(out)); err != nil {
-		return errorReply(err)
-	}
 	var report bytes.Buffer
 	if err := doctor.WriteHTML(&report, out.Summary, out.Diagnoses); err != nil {
 		return errorReply(err)
@@ -73,7 +60,8 @@ func (s *Session) Doctor(ctx context.Context, logText, envText string) Reply {
 	var w jw
 	w.obj()
 	w.key("result")
-	w.raw(res.String())
+	w.sep()
+	w.b = out.AppendJSON(w.b)
 	cmd := "ncclsim doctor"
 	if logText != "" {
 		cmd += " --log nccl.log"

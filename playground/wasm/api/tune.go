@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/figure"
+	"github.com/distributed-nav/distributed-nav/playground/jsonw"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
@@ -379,10 +380,10 @@ func tuneChart(m *tune.Model, f tune.Func, pairs []pair, choices []tune.Choice, 
 }
 
 // f32s formats a float32 model value as the CLI's JSON does.
-func f32s(v float32) string { return string(appendFloat(nil, float64(v), 32)) }
+func f32s(v float32) string { return string(jsonw.AppendFloat(nil, float64(v), 32)) }
 
 // f64s formats a float64 as JSON does.
-func f64s(v float64) string { return string(appendFloat(nil, v, 64)) }
+func f64s(v float64) string { return string(jsonw.AppendFloat(nil, v, 64)) }
 
 // timeFormula explains ncclTopoGetAlgoTime for one pair and size with the
 // model's numbers (tuning.cc:630-655): time = lat × latCount + nBytes /
