@@ -63,6 +63,14 @@ type ClassParams struct {
 type Band struct {
 	MedianPct float64 `yaml:"median_pct" json:"median_pct"`
 	MaxPct    float64 `yaml:"max_pct" json:"max_pct"`
+	// OverPct is the largest over-estimate, 100*(estimate-measured)/measured,
+	// and UnderPct the largest under-estimate, 100*(measured-estimate)/
+	// measured (always below 100: both are positive). MaxPct is the larger
+	// of the two. Kept apart because an over-estimate can exceed 100 %
+	// while an under-estimate cannot, so one symmetric band would leave the
+	// measured range unbounded above.
+	OverPct  float64 `yaml:"over_pct" json:"over_pct"`
+	UnderPct float64 `yaml:"under_pct" json:"under_pct"`
 	// Datasets and Points count what the band was measured on.
 	Datasets int `yaml:"datasets" json:"datasets"`
 	Points   int `yaml:"points" json:"points"`

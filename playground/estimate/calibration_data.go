@@ -47,7 +47,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on one dataset only (oci-a100sxm40-8gpu-1node): a single run supports this value; at the lower bound 0.5 of its range",
 				},
-				Band: Band{MedianPct: 1.302, MaxPct: 30.74, Datasets: 3, Points: 22, MinBytes: 1048576},
+				Band: Band{MedianPct: 1.302, MaxPct: 30.74, OverPct: 30.74, UnderPct: 11.27, Datasets: 3, Points: 22, MinBytes: 1048576},
 			},
 			{
 				Class: "pcie",
@@ -98,7 +98,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "no mid-size rows of this class: the mean of the classes that have them",
 				},
-				Band: Band{MedianPct: 0.2771, MaxPct: 0.3093, Datasets: 1, Points: 3, MinBytes: 1048576},
+				Band: Band{MedianPct: 0.2771, MaxPct: 0.3093, OverPct: 0.2771, UnderPct: 0.3093, Datasets: 1, Points: 3, MinBytes: 1048576},
 			},
 			{
 				Class: "net-rdma",
@@ -150,7 +150,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "no mid-size rows of this class: the mean of the classes that have them",
 				},
-				Band: Band{MedianPct: 68.87, MaxPct: 124.9, Datasets: 4, Points: 34, MinBytes: 1048576},
+				Band: Band{MedianPct: 68.87, MaxPct: 124.9, OverPct: 124.9, UnderPct: 7.167, Datasets: 4, Points: 34, MinBytes: 1048576},
 			},
 			{
 				Class: "net-tcp",
@@ -186,7 +186,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on one dataset only (gcp-a3mega-h100-2node-16gpu): a single run supports this value; at the lower bound 0.5 of its range",
 				},
-				Band: Band{MedianPct: 10.73, MaxPct: 57.92, Datasets: 1, Points: 14, MinBytes: 1048576},
+				Band: Band{MedianPct: 10.73, MaxPct: 57.92, OverPct: 57.92, UnderPct: 35.44, Datasets: 1, Points: 14, MinBytes: 1048576},
 			},
 			{
 				Class: "shm",
@@ -222,7 +222,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on one dataset only (kalavai-4090-2gpu-docker): a single run supports this value",
 				},
-				Band: Band{MedianPct: 2.053, MaxPct: 8.024, Datasets: 1, Points: 12, MinBytes: 1048576},
+				Band: Band{MedianPct: 2.053, MaxPct: 8.024, OverPct: 8.024, UnderPct: 2.054, Datasets: 1, Points: 12, MinBytes: 1048576},
 			},
 			{
 				Class: "shm-xsocket",
@@ -267,7 +267,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 3 datasets that all come from one published source: a single system supports this value",
 				},
-				Band: Band{MedianPct: 22.86, MaxPct: 111.9, Datasets: 4, Points: 28, MinBytes: 1048576},
+				Band: Band{MedianPct: 22.86, MaxPct: 111.9, OverPct: 111.9, UnderPct: 31.4, Datasets: 4, Points: 28, MinBytes: 1048576},
 			},
 		},
 		Datasets: []DatasetUse{

@@ -379,6 +379,59 @@ func TestValidateCommitted(t *testing.T) {
 	}
 }
 
+// TestBandCoversMeasurements checks the error band against the points it
+// was computed from: every counted measurement of a class must fall inside
+// [estimate/(1+over), estimate/(1-under)] for that class's band (applyBand's
+// formula), up to the 4 significant digits the band is rounded to. A band
+// built from absolute errors alone could not state an upper end once an
+// over-estimate passes 100 % (shm-xsocket's is 111.9 %).
+func TestBandCoversMeasurements(t *testing.T) {
+	sets, build, cal := fixtures(t)
+	rep, err := Validate(context.Background(), sets, build, cal, BandMinBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bands := map[Class]Band{}
+	for _, c := range cal.Classes {
+		bands[c.Class] = c.Band
+	}
+	checked := 0
+	// The band is tight: its ends are the extreme points themselves.
+	atLo, atHi := map[Class]bool{}, map[Class]bool{}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-3*b }
+	for _, d := range rep.Datasets {
+		for _, p := range d.Points {
+			if !p.Counted {
+				continue
+			}
+			b, ok := bands[p.Class]
+			if !ok {
+				t.Fatalf("%s %d: class %s has no band", d.ID, p.Bytes, p.Class)
+			}
+			lo := p.Calibrated / (1 + b.OverPct/100)
+			hi := p.Calibrated / (1 - b.UnderPct/100)
+			if p.Measured < lo*(1-1e-3) || p.Measured > hi*(1+1e-3) {
+				t.Errorf("%s %d B: measured %.4g GB/s outside the %s band [%.4g, %.4g] around %.4g", d.ID, p.Bytes, p.Measured, p.Class, lo, hi, p.Calibrated)
+			}
+			atLo[p.Class] = atLo[p.Class] || near(p.Measured, lo)
+			atHi[p.Class] = atHi[p.Class] || near(p.Measured, hi)
+			checked++
+		}
+	}
+	if checked != rep.Overall.Calibrated.N {
+		t.Errorf("checked %d points, the report counts %d", checked, rep.Overall.Calibrated.N)
+	}
+	for _, c := range cal.Classes {
+		b := c.Band
+		if b.Points > 0 && (b.UnderPct >= 100 || max(b.OverPct, b.UnderPct) != b.MaxPct) {
+			t.Errorf("%s: over %v, under %v, max %v", c.Class, b.OverPct, b.UnderPct, b.MaxPct)
+		}
+		if b.OverPct > 0 && !atLo[c.Class] || b.UnderPct > 0 && !atHi[c.Class] {
+			t.Errorf("%s: no measured point at the band's ends (low reached %v, high reached %v)", c.Class, atLo[c.Class], atHi[c.Class])
+		}
+	}
+}
+
 func TestParseDatasetErrors(t *testing.T) {
 	sets, _, _ := fixtures(t)
 	good, err := data.Measurements.ReadFile("measurements/" + sets[0].ID + ".json")

@@ -291,13 +291,16 @@ func (s *System) estimate(req tune.Request, cv *curve) (Estimate, error) {
 	return e, nil
 }
 
-// applyBand fills the busbw range that the class's maximum observed error
-// allows: measured = predicted / (1 ± err).
+// applyBand fills the busbw range that the class's observed errors allow:
+// with estimate = measured * (1 + x) and x between -UnderPct/100 and
+// OverPct/100, measured lies between estimate/(1 + over) and
+// estimate/(1 - under). The upper end is nil only if a band were to claim
+// an under-estimate of 100 % or more, which positive busbw values exclude.
 func applyBand(c Calibrated) Calibrated {
-	e := c.Band.MaxPct / 100
-	c.BusBwLowGBps = c.BusBwGBps / (1 + e)
-	if e < 1 {
-		hi := c.BusBwGBps / (1 - e)
+	over, under := c.Band.OverPct/100, c.Band.UnderPct/100
+	c.BusBwLowGBps = c.BusBwGBps / (1 + over)
+	if under < 1 {
+		hi := c.BusBwGBps / (1 - under)
 		c.BusBwHighGBps = &hi
 	}
 	return c

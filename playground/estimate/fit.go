@@ -418,7 +418,7 @@ func Fit(ctx context.Context, sets []*Dataset, build Builder) (*Calibration, err
 			}
 			c := p.route.Algo[r.c.a]
 			bus := AlgBwGBps(r.bytes, out[i]) * p.bf
-			errs[c] = append(errs[c], 100*math.Abs(bus-r.busbw)/r.busbw)
+			errs[c] = append(errs[c], 100*(bus-r.busbw)/r.busbw)
 			if dsets[c] == nil {
 				dsets[c] = map[string]bool{}
 			}
@@ -430,8 +430,15 @@ func Fit(ctx context.Context, sets []*Dataset, build Builder) (*Calibration, err
 		e := errs[c]
 		b := Band{MinBytes: BandMinBytes, Datasets: len(dsets[c]), Points: len(e)}
 		if len(e) > 0 {
-			b.MedianPct = round4(median(e))
-			b.MaxPct = round4(maxOf(e))
+			abs := make([]float64, len(e))
+			for k, v := range e {
+				abs[k] = math.Abs(v)
+				b.OverPct = max(b.OverPct, v)
+				b.UnderPct = max(b.UnderPct, -v)
+			}
+			b.MedianPct = round4(median(abs))
+			b.MaxPct = round4(maxOf(abs))
+			b.OverPct, b.UnderPct = round4(b.OverPct), round4(b.UnderPct)
 		}
 		cal.Classes[i].Band = b
 	}

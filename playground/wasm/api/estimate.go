@@ -129,6 +129,8 @@ func writeBand(w *jw, b estimate.Band) {
 	w.obj()
 	w.kf64("median_pct", b.MedianPct)
 	w.kf64("max_pct", b.MaxPct)
+	w.kf64("over_pct", b.OverPct)
+	w.kf64("under_pct", b.UnderPct)
 	w.kint("datasets", b.Datasets)
 	w.kint("points", b.Points)
 	w.key("min_bytes")
