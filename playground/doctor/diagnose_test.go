@@ -30,6 +30,25 @@ func TestDiagnoseSynthetic(t *testing.T) {
 		{name: "init.cc version check",
 			log:  "a:1:1 [0] init.cc:1043 (initTransportsRank) NCCL WARN Mismatched NCCL version detected : rank 8 version 22105 rank 0 version 23007\n",
 			want: []string{"nccl-version-mismatch"}},
+		// The same WARN as PyTorch re-raises it (a DistBackendError whose
+		// "Last error:" line carries NCCL's text) and as a bare RuntimeError:
+		// constructed from the WARN's format string at init.cc#L1043, since
+		// no published log of a real mismatch was found.
+		{name: "version check re-raised by PyTorch",
+			log: "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.20.5\n" +
+				"ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\n" +
+				"Last error:\n" +
+				"Mismatched NCCL version detected : rank 1 version 22005 rank 0 version 21903\n",
+			want: []string{"nccl-version-mismatch", "nccl-error"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				// 22005 and 21903 are NCCL_VERSION_CODE values: 2.20.5 and 2.19.3.
+				if !strings.Contains(ds[0].Explanation, "(2.20.5, 2.19.3)") || len(ds[0].Evidence) != 2 {
+					t.Errorf("versions not read from the codes: %+v", ds[0])
+				}
+			}},
+		{name: "version check on a RuntimeError line",
+			log:  "RuntimeError: Mismatched NCCL version detected : rank 3 version 22703 rank 0 version 22705\n",
+			want: []string{"nccl-version-mismatch"}},
 		{name: "network inside one node",
 			log: "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n" +
 				"h:1:1 [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 1\n" +

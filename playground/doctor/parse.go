@@ -318,6 +318,15 @@ func (p *parser) line(n int, b []byte) {
 		p.s.InvalidUTF8Lines++
 	}
 	raw := string(b)
+	if strings.Contains(raw, "Mismatched NCCL version detected") && !strings.Contains(raw, "NCCL WARN") {
+		// NCCL's WARN (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/init.cc#L1043)
+		// as users usually post it: re-raised by PyTorch after "Last
+		// error:", or on a RuntimeError line. Without the WARN prefix its
+		// "NCCL version" would read as a version banner.
+		p.add(&p.s.VersionMismatch, n, raw)
+		p.mismatchCodes(n, raw, raw)
+		return
+	}
 	o, lvl, msg := splitNCCL(raw)
 	if lvl != levelNone {
 		// Several processes writing to one stream can glue lines together;

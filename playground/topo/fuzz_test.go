@@ -14,7 +14,8 @@ import (
 // parse, to path analysis: neither may panic, and an error must carry text.
 func FuzzParseTopologyXML(f *testing.F) {
 	files, _ := filepath.Glob("../../data/topologies/*.xml")
-	files = append(files, "testdata/azure-ndv4-topo.xml")
+	dumps, _ := filepath.Glob("testdata/real/*.xml")
+	files = append(append(files, "testdata/azure-ndv4-topo.xml"), dumps...)
 	for _, name := range files {
 		if b, err := os.ReadFile(name); err == nil {
 			f.Add(b)

@@ -252,7 +252,8 @@ func TestXMLScanErrors(t *testing.T) {
 	}
 }
 
-// xmlFiles lists the presets and the test fixtures.
+// xmlFiles lists the presets and the test fixtures, the published dumps
+// of testdata/real included.
 func xmlFiles(t testing.TB) []string {
 	t.Helper()
 	presets, err := filepath.Glob("../../data/topologies/*.xml")
@@ -263,7 +264,12 @@ func xmlFiles(t testing.TB) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(presets) < 10 || len(fixtures) == 0 {
+	dumps, err := filepath.Glob("testdata/real/*.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixtures = append(fixtures, dumps...)
+	if len(presets) < 10 || len(fixtures) < 3 {
 		t.Fatalf("found %d presets and %d fixtures", len(presets), len(fixtures))
 	}
 	return append(presets, fixtures...)
