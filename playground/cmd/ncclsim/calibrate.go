@@ -36,7 +36,7 @@ func loadMeasurements(dir string) ([]*estimate.Dataset, error) {
 }
 
 // runCalibrate implements `ncclsim calibrate`.
-func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runCalibrate(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("calibrate", stderr)
 	dir := fs.String("data", "", "directory of measurement datasets (default: the copy of data/measurements built into ncclsim)")
 	out := fs.String("out", "data/calibration.yaml", "file to write, - for standard output")

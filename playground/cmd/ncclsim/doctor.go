@@ -19,12 +19,8 @@ const maxEnvFileBytes = 16 << 20
 // AppendJSON writes it (the wasm playground returns the same bytes).
 type doctorJSON = doctor.Report
 
-func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return runDoctorIO(ctx, args, os.Stdin, stdout, stderr)
-}
-
-// runDoctorIO is runDoctor with an explicit standard input (for "-").
-func runDoctorIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// runDoctor implements `ncclsim doctor`; stdin is read for "-" file names.
+func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("doctor", stderr)
 	logFile := fs.String("log", "", "NCCL/PyTorch log to read (NCCL_DEBUG=INFO output); - reads stdin")
 	envFile := fs.String("env", "", "`env | grep -E 'NCCL|TORCH'` output or an nccl.conf file to check; - reads stdin")

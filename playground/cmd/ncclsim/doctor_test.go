@@ -16,7 +16,7 @@ const doctorLogs = "../../../data/logs"
 func doctorCmd(t *testing.T, stdin string, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	err := runDoctorIO(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	err := runDoctor(context.Background(), args, strings.NewReader(stdin), &out, &errb)
 	return out.String(), errb.String(), err
 }
 
@@ -99,7 +99,7 @@ func TestDoctorUsageErrors(t *testing.T) {
 		t.Errorf("missing file: err %v, want a plain error", err)
 	}
 	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"doctor"}, &out, &errb); code != 2 {
+	if code := run(context.Background(), []string{"doctor"}, strings.NewReader(""), &out, &errb); code != 2 {
 		t.Errorf("exit status %d for a usage error, want 2", code)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
@@ -63,16 +62,12 @@ type estimateOutput struct {
 	Problems   []tuneProblem        `json:"problems"`
 }
 
-// runEstimate implements `ncclsim estimate`.
-func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return runEstimateIO(ctx, args, os.Stdin, stdout, stderr)
-}
-
-// runEstimateIO is runEstimate with an explicit standard input (for --xml -).
-func runEstimateIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// runEstimate implements `ncclsim estimate`; stdin is read for "-" file names.
+func runEstimate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("estimate", stderr)
-	var a tuneModelArgs
-	a.register(fs)
+	var sf systemFlags
+	sf.register(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
 	coll := fs.String("coll", "", "collective: broadcast, reduce, allgather, reducescatter, allreduce (required)")
 	bytesFlag := fs.String("bytes", "", "message size in bytes, suffixes K/M/G allowed; for allgather/reducescatter the whole buffer of all ranks, as nccl-tests' size (required)")
 	dtype := fs.String("dtype", "float32", "element type (float32, float16, bfloat16, float64, int8, ..., float8e4m3)")
@@ -108,7 +103,7 @@ func runEstimateIO(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	if err != nil {
 		return err
 	}
-	run, err := buildTuneModel(ctx, a, stdin, stderr)
+	run, err := buildTuneModel(ctx, &sf, stdin, stderr)
 	if err != nil {
 		return err
 	}
@@ -142,7 +137,7 @@ func runEstimateIO(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	if f == tune.AllGather || f == tune.ReduceScatter {
 		out.BytesPerRank = nBytes / uint64(m.Sys.NRanks)
 	}
-	if a.json {
+	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {

@@ -1,17 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"math"
 	"strings"
 	"testing"
 )
-
-func estimateCmd(ctx context.Context, args []string, out, errb *bytes.Buffer) error {
-	return runEstimateIO(ctx, args, strings.NewReader(""), out, errb)
-}
 
 func TestEstimateJSON(t *testing.T) {
 	p := testPreset(t)
@@ -25,7 +19,7 @@ func TestEstimateJSON(t *testing.T) {
 		{"broadcast", func(float64) float64 { return 1 }},
 		{"reduce", func(float64) float64 { return 1 }},
 	} {
-		out, _, err := runCmd(t, estimateCmd, "--preset", p, "--coll", tc.coll, "--bytes", "256M", "--json")
+		out, _, err := runCmd(t, runEstimate, "--preset", p, "--coll", tc.coll, "--bytes", "256M", "--json")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +77,7 @@ func TestEstimateJSON(t *testing.T) {
 
 func TestEstimateEnvAndText(t *testing.T) {
 	p := testPreset(t)
-	out, _, err := runCmd(t, estimateCmd, "--preset", p, "--coll", "allreduce", "--bytes", "1K", "--env", "NCCL_PROTO=Simple", "--env", "NCCL_ALGO=Ring", "--json")
+	out, _, err := runCmd(t, runEstimate, "--preset", p, "--coll", "allreduce", "--bytes", "1K", "--env", "NCCL_PROTO=Simple", "--env", "NCCL_ALGO=Ring", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +88,7 @@ func TestEstimateEnvAndText(t *testing.T) {
 	if v.Algo != "Ring" || v.Proto != "Simple" {
 		t.Errorf("forced Ring/Simple, got %s/%s", v.Algo, v.Proto)
 	}
-	txt, _, err := runCmd(t, estimateCmd, "--preset", p, "--coll", "allreduce", "--bytes", "1G")
+	txt, _, err := runCmd(t, runEstimate, "--preset", p, "--coll", "allreduce", "--bytes", "1G")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,12 +110,12 @@ func TestEstimateErrors(t *testing.T) {
 		{"--preset", p, "--coll", "allreduce", "--bytes", "1M", "--env", "NCCL_P2P_LEVL=PHB"},
 		{"--preset", p, "--coll", "allreduce", "--bytes", "1M", "--fabric", "carrier-pigeon"},
 	} {
-		if _, _, err := runCmd(t, estimateCmd, args...); !isUsage(err) {
+		if _, _, err := runCmd(t, runEstimate, args...); !isUsage(err) {
 			t.Errorf("%q: err %v, want a usage error", args, err)
 		}
 	}
 	// NCCL_ALGO leaving nothing for the collective: NCCL's ncclInvalidUsage.
-	if _, _, err := runCmd(t, estimateCmd, "--preset", p, "--coll", "allgather", "--bytes", "1M", "--env", "NCCL_ALGO=Tree"); err == nil {
+	if _, _, err := runCmd(t, runEstimate, "--preset", p, "--coll", "allgather", "--bytes", "1M", "--env", "NCCL_ALGO=Tree"); err == nil {
 		t.Error("AllGather with NCCL_ALGO=Tree accepted")
 	}
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -15,27 +13,11 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
 )
 
-func calibrateCmd(ctx context.Context, args []string, out, errb *bytes.Buffer) error {
-	return runCalibrate(ctx, args, out, errb)
-}
-
-func validateCmd(ctx context.Context, args []string, out, errb *bytes.Buffer) error {
-	return runValidate(ctx, args, out, errb)
-}
-
-func stepCmd(ctx context.Context, args []string, out, errb *bytes.Buffer) error {
-	return runStepIO(ctx, args, strings.NewReader(""), out, errb)
-}
-
-func exportCmd(ctx context.Context, args []string, out, errb *bytes.Buffer) error {
-	return runExportTunerIO(ctx, args, strings.NewReader(""), out, errb)
-}
-
 // TestCalibrateReproduces: `ncclsim calibrate --out -` prints exactly the
 // committed data/calibration.yaml, and --check accepts it and rejects an
 // edited copy.
 func TestCalibrateReproduces(t *testing.T) {
-	out, _, err := runCmd(t, calibrateCmd, "--out", "-")
+	out, _, err := runCmd(t, runCalibrate, "--out", "-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,13 +29,13 @@ func TestCalibrateReproduces(t *testing.T) {
 	if err := os.WriteFile(p, data.Calibration, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := runCmd(t, calibrateCmd, "--out", p, "--check"); err != nil {
+	if _, _, err := runCmd(t, runCalibrate, "--out", p, "--check"); err != nil {
 		t.Errorf("--check rejected the committed file: %v", err)
 	}
 	if err := os.WriteFile(p, append([]byte("# edited\n"), data.Calibration...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := runCmd(t, calibrateCmd, "--out", p, "--check"); err == nil {
+	if _, _, err := runCmd(t, runCalibrate, "--out", p, "--check"); err == nil {
 		t.Error("--check accepted an edited file")
 	}
 }
@@ -61,7 +43,7 @@ func TestCalibrateReproduces(t *testing.T) {
 // TestValidateCommand: the table names every dataset, both estimators and
 // the overall line; the JSON's overall calibrated median is within 15%.
 func TestValidateCommand(t *testing.T) {
-	out, _, err := runCmd(t, validateCmd)
+	out, _, err := runCmd(t, runValidate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +61,7 @@ func TestValidateCommand(t *testing.T) {
 			t.Errorf("table lacks %q", want)
 		}
 	}
-	js, _, err := runCmd(t, validateCmd, "--json")
+	js, _, err := runCmd(t, runValidate, "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,13 +76,13 @@ func TestValidateCommand(t *testing.T) {
 	if !strings.Contains(out, strconv.FormatFloat(rep.Overall.Calibrated.MedianPct, 'f', 1, 64)+"%") {
 		t.Errorf("table and JSON disagree on the overall median %.1f", rep.Overall.Calibrated.MedianPct)
 	}
-	if _, _, err := runCmd(t, validateCmd, "--min-bytes", "lots"); !isUsage(err) {
+	if _, _, err := runCmd(t, runValidate, "--min-bytes", "lots"); !isUsage(err) {
 		t.Errorf("bad --min-bytes: %v", err)
 	}
 }
 
 func TestStepDDPJSON(t *testing.T) {
-	out, _, err := runCmd(t, stepCmd, "--preset", "rtx4090-8x", "--model", "ddp", "--params", "1.3B", "--dtype", "bf16",
+	out, _, err := runCmd(t, runStep, "--preset", "rtx4090-8x", "--model", "ddp", "--params", "1.3B", "--dtype", "bf16",
 		"--forward-ms", "100", "--backward-ms", "200", "--solve-speedup", "0.46,1", "--json")
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +110,7 @@ func TestStepDDPJSON(t *testing.T) {
 }
 
 func TestStepFSDPText(t *testing.T) {
-	out, _, err := runCmd(t, stepCmd, "--preset", "h100-sxm-8x", "--model", "fsdp", "--params", "7e9", "--forward-ms", "300",
+	out, _, err := runCmd(t, runStep, "--preset", "h100-sxm-8x", "--model", "fsdp", "--params", "7e9", "--forward-ms", "300",
 		"--backward-ms", "600", "--shard-dtype", "fp32", "--reshard-after-forward=false", "--timeline")
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +134,7 @@ func TestStepUsageErrors(t *testing.T) {
 		{"--preset", p, "--params", "1e9", "--backward-ms", "-3"},
 		{"--preset", p, "--params", "1e9", "--timing", "guess"},
 	} {
-		if _, _, err := runCmd(t, stepCmd, args...); !isUsage(err) {
+		if _, _, err := runCmd(t, runStep, args...); !isUsage(err) {
 			t.Errorf("%q: err %v, want a usage error", args, err)
 		}
 	}
@@ -162,7 +144,7 @@ func TestStepUsageErrors(t *testing.T) {
 // (plugins/tuner/example/README.md at v2.30.7-1): ten fields, names the
 // plugin parses, ranges that cover every size exactly once per collective.
 func TestExportTuner(t *testing.T) {
-	out, _, err := runCmd(t, exportCmd, "--preset", "a100-sxm-8x", "--nodes", "2")
+	out, _, err := runCmd(t, runExportTuner, "--preset", "a100-sxm-8x", "--nodes", "2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,14 +194,14 @@ func TestExportTuner(t *testing.T) {
 			t.Errorf("%s: last range ends at %d, not the largest size_t", c, hi)
 		}
 	}
-	any, _, err := runCmd(t, exportCmd, "--preset", "rtx4090-2x", "--coll", "allreduce", "--keep-nccl-channels", "--any-shape")
+	any, _, err := runCmd(t, runExportTuner, "--preset", "rtx4090-2x", "--coll", "allreduce", "--keep-nccl-channels", "--any-shape")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(any, "allreduce,0,") || !strings.Contains(any, ",-1,-1,-1,1,-1\n") || strings.Contains(any, "broadcast") {
 		t.Errorf("--any-shape output:\n%s", any)
 	}
-	if _, _, err := runCmd(t, exportCmd, "--preset", "rtx4090-2x", "--coll", "alltoall"); !isUsage(err) {
+	if _, _, err := runCmd(t, runExportTuner, "--preset", "rtx4090-2x", "--coll", "alltoall"); !isUsage(err) {
 		t.Errorf("unknown collective: %v", err)
 	}
 }

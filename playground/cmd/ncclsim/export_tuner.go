@@ -58,15 +58,12 @@ func (r tunerRow) String() string {
 		r.Channels, r.NNodes, r.NRanks, r.NumPipeOps, r.RegBuff)
 }
 
-// runExportTuner implements `ncclsim export-tuner`.
-func runExportTuner(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return runExportTunerIO(ctx, args, os.Stdin, stdout, stderr)
-}
-
-func runExportTunerIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// runExportTuner implements `ncclsim export-tuner`; stdin is read for "-" file names.
+func runExportTuner(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("export-tuner", stderr)
-	var a tuneModelArgs
-	a.register(fs)
+	var sf systemFlags
+	sf.register(fs)
+	asJSON := fs.Bool("json", false, "not supported: export-tuner writes CSV")
 	colls := fs.String("coll", "all", "collectives to export: all, or a comma list of broadcast, reduce, allgather, reducescatter, allreduce")
 	dtype := fs.String("dtype", "float32", "element type the choices are made for (NVLS and the FP8 ring penalty depend on it)")
 	keepChannels := fs.Bool("keep-nccl-channels", false, "write -1 in the channels column (keep NCCL's own channel count) instead of the modelled count")
@@ -80,7 +77,7 @@ func runExportTunerIO(ctx context.Context, args []string, stdin io.Reader, stdou
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if a.json {
+	if *asJSON {
 		return usagef("export-tuner writes CSV; --json is not supported")
 	}
 	funcs, err := parseFuncList(*colls)
@@ -91,7 +88,7 @@ func runExportTunerIO(ctx context.Context, args []string, stdin io.Reader, stdou
 	if err != nil {
 		return usagef("--dtype: %v", err)
 	}
-	run, err := buildTuneModel(ctx, a, stdin, stderr)
+	run, err := buildTuneModel(ctx, &sf, stdin, stderr)
 	if err != nil {
 		return err
 	}
@@ -100,7 +97,7 @@ func runExportTunerIO(ctx context.Context, args []string, stdin io.Reader, stdou
 	fmt.Fprintf(&b, "# NCCL tuner configuration written by `ncclsim export-tuner` for %s x %d node(s), %d ranks, %s.\n", run.name, m.Sys.NNodes, m.Sys.NRanks, dt)
 	fmt.Fprintf(&b, "# Choices of NCCL v2.30.7-1's own tuning model (the same as without the plugin, unless the system differs from the model).\n")
 	if len(run.env.Names()) > 0 {
-		fmt.Fprintf(&b, "# NCCL environment modelled: %s\n", strings.Join(tunerEnvWords(run), " "))
+		fmt.Fprintf(&b, "# NCCL environment modelled: %s\n", strings.Join(envWords(run.env), " "))
 	}
 	fmt.Fprintf(&b, "# Sizes are NCCL's nBytes (AllGather/ReduceScatter: the whole gathered buffer); ranges include both ends.\n")
 	fmt.Fprintf(&b, "# Use: NCCL_TUNER_PLUGIN=<path to the example plugin> NCCL_TUNER_CONFIG_FILE=<this file>\n")
@@ -181,14 +178,4 @@ func parseFuncList(s string) ([]tune.Func, error) {
 		}
 	}
 	return out, nil
-}
-
-// tunerEnvWords renders the modelled environment as NAME=VALUE words.
-func tunerEnvWords(run *tuneRun) []string {
-	var out []string
-	for _, n := range run.env.Names() {
-		v, _ := run.env.Lookup(n)
-		out = append(out, n+"="+v)
-	}
-	return out
 }

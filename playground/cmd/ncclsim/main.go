@@ -5,15 +5,19 @@
 // Usage:
 //
 //	ncclsim presets [--json]
-//	ncclsim topo (--preset NAME | --xml FILE) [--nodes N] [--env K=V]... [--p2p auto|all|none|nvlink] [--json]
-//	ncclsim tune (--preset NAME | --xml FILE) [--nodes N] [--env K=V]... [--coll C] [--json]
-//	ncclsim estimate (--preset NAME | --xml FILE) [--nodes N] [--env K=V]... --coll C --bytes N [--dtype T] [--fabric auto|rdma|tcp] [--json]
+//	ncclsim topo SYSTEM [--timeout D] [--json]
+//	ncclsim tune SYSTEM [--coll C] [--json]
+//	ncclsim estimate SYSTEM --coll C --bytes N [--dtype T] [--fabric auto|rdma|tcp] [--json]
 //	ncclsim calibrate [--data DIR] [--out FILE|-] [--check]
 //	ncclsim validate [--data DIR] [--calibration FILE] [--min-bytes N] [--points] [--json]
-//	ncclsim step (--preset NAME | --xml FILE) [--nodes N] --model ddp|fsdp --params N [--dtype T] --forward-ms F --backward-ms B
+//	ncclsim step SYSTEM --model ddp|fsdp --params N [--dtype T] --forward-ms F --backward-ms B
 //	             [--bucket-cap-mb MB] [--first-iteration] [--layers L] [--reshard-after-forward=false] [--solve-speedup S,...] [--json]
-//	ncclsim export-tuner (--preset NAME | --xml FILE) [--nodes N] [--env K=V]... [--coll LIST] [--keep-nccl-channels] [--any-shape] [--out FILE]
+//	ncclsim export-tuner SYSTEM [--coll LIST] [--keep-nccl-channels] [--any-shape] [--out FILE]
 //	ncclsim doctor [--log FILE] [--env FILE] [--json]         ("-" reads standard input)
+//
+// where SYSTEM is (--preset NAME | --xml FILE) [--nodes N] [--env K=V]...
+// [--p2p auto|all|none|nvlink], the same flags for every command (system.go);
+// --xml - reads standard input.
 //
 // estimate prints NCCL's model time next to the calibrated estimate (what
 // nccl-tests would measure, fitted on data/measurements); calibrate refits
@@ -39,7 +43,7 @@ import (
 type command struct {
 	name    string
 	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	run     func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
 }
 
 var commands = []command{
@@ -66,13 +70,14 @@ func usagef(format string, args ...any) error {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
-// run executes the command line and returns the exit status.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// run executes the command line and returns the exit status; stdin is
+// what "--xml -" and the other "-" file names read.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(stderr)
 		if len(args) == 0 {
@@ -84,23 +89,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if c.name != args[0] {
 			continue
 		}
-		err := c.run(ctx, args[1:], stdout, stderr)
-		switch {
-		case err == nil:
-			return 0
-		case errors.Is(err, flag.ErrHelp):
-			return 0
+		err := c.run(ctx, args[1:], stdin, stdout, stderr)
+		code := exitStatus(err)
+		if code != 0 {
+			fmt.Fprintf(stderr, "ncclsim %s: %v\n", c.name, err)
 		}
-		fmt.Fprintf(stderr, "ncclsim %s: %v\n", c.name, err)
-		var ue usageError
-		if errors.As(err, &ue) {
-			return 2
-		}
-		return 1
+		return code
 	}
 	fmt.Fprintf(stderr, "ncclsim: unknown command %q\n", args[0])
 	printUsage(stderr)
 	return 2
+}
+
+// exitStatus is the exit status for a command's error: 0 for none or a
+// help request, 2 for a usage error, 1 for any other failure.
+func exitStatus(err error) int {
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		return 2
+	}
+	return 1
 }
 
 func printUsage(w io.Writer) {

@@ -16,7 +16,7 @@ type presetJSON struct {
 	Description string `json:"description"`
 }
 
-func runPresets(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runPresets(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("presets", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(fs, args); err != nil {

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -23,7 +22,8 @@ import (
 
 // stepArgs are the flags of `ncclsim step`.
 type stepArgs struct {
-	sys          tuneModelArgs
+	sys          systemFlags
+	asJSON       bool
 	mode         string
 	params       string
 	dtype        string
@@ -72,15 +72,12 @@ type stepSolved struct {
 	Error         string  `json:"error,omitempty"`
 }
 
-// runStep implements `ncclsim step`.
-func runStep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return runStepIO(ctx, args, os.Stdin, stdout, stderr)
-}
-
-func runStepIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// runStep implements `ncclsim step`; stdin is read for "-" file names.
+func runStep(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("step", stderr)
 	var a stepArgs
 	a.sys.register(fs)
+	fs.BoolVar(&a.asJSON, "json", false, "print JSON")
 	fs.StringVar(&a.mode, "model", "ddp", "parallelism: ddp (DistributedDataParallel) or fsdp (FSDP2 fully_shard)")
 	fs.StringVar(&a.params, "params", "", "trained parameters, e.g. 7e9 or 7B, 350M (required)")
 	fs.StringVar(&a.dtype, "dtype", "bf16", "gradient type for DDP; parameter (all-gather) type for FSDP")
@@ -147,7 +144,7 @@ func runStepIO(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return err
 	}
-	run, err := buildTuneModel(ctx, a.sys, stdin, stderr)
+	run, err := buildTuneModel(ctx, &a.sys, stdin, stderr)
 	if err != nil {
 		return err
 	}
@@ -223,7 +220,7 @@ func runStepIO(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		}
 		out.FSDP = r
 	}
-	if a.sys.json {
+	if a.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {

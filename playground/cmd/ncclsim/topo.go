@@ -3,116 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/distributed-nav/distributed-nav/playground/graph"
-	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
-	"github.com/distributed-nav/distributed-nav/playground/presets"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 )
-
-// envList collects repeated --env NAME=VALUE flags.
-type envList []string
-
-func (e *envList) String() string     { return strings.Join(*e, " ") }
-func (e *envList) Set(v string) error { *e = append(*e, v); return nil }
-
-// systemFlags are the flags every command that models a system shares:
-// --preset/--xml, --nodes, --env and --p2p. Other commands can embed it.
-type systemFlags struct {
-	preset  string
-	xmlFile string
-	nodes   int
-	env     envList
-	p2p     string
-	timeout time.Duration
-}
-
-func (f *systemFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.preset, "preset", "", "built-in system (see 'ncclsim presets')")
-	fs.StringVar(&f.xmlFile, "xml", "", "NCCL topology XML file (as NCCL_TOPO_DUMP_FILE writes it); - reads stdin")
-	fs.IntVar(&f.nodes, "nodes", 1, "number of identical hosts")
-	fs.Var(&f.env, "env", "NCCL variable as NAME=VALUE (repeatable)")
-	fs.StringVar(&f.p2p, "p2p", "auto", "P2P support the driver reports: auto (from the topology), all, none or nvlink")
-	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "give up the graph search after this long")
-}
-
-// loaded is a parsed and configured system.
-type loaded struct {
-	name        string
-	description string
-	sys         *topo.System
-	env         ncclenv.Env
-	warnings    []topo.Warning
-}
-
-// load reads the system the flags name. Problems with --env (unknown or
-// deprecated names, values NCCL would misread) are printed to stderr; errors
-// among them fail the command.
-func (f *systemFlags) load(stdin io.Reader, stderr io.Writer) (*loaded, error) {
-	if (f.preset == "") == (f.xmlFile == "") {
-		return nil, usagef("give exactly one of --preset NAME or --xml FILE")
-	}
-	if f.nodes < 1 || f.nodes > topo.MaxHosts {
-		return nil, usagef("--nodes %d: want 1..%d", f.nodes, topo.MaxHosts)
-	}
-	env, err := ncclenv.ParseAssignments(f.env)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	problems := ncclenv.Validate(env)
-	for _, p := range problems {
-		fmt.Fprintf(stderr, "ncclsim: --env %s\n", p)
-	}
-	if ncclenv.HasErrors(problems) {
-		return nil, usagef("--env has errors (listed above)")
-	}
-	l := &loaded{env: env}
-	if f.preset != "" {
-		p, err := presets.Get(f.preset)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		l.name, l.description = p.Name, p.Description
-		if l.sys, l.warnings, err = p.System(); err != nil {
-			return nil, err
-		}
-	} else {
-		var r io.Reader = stdin
-		if f.xmlFile != "-" {
-			fh, err := os.Open(f.xmlFile)
-			if err != nil {
-				return nil, err
-			}
-			defer fh.Close()
-			r = fh
-		}
-		l.name = f.xmlFile
-		if l.sys, l.warnings, err = topo.ParseXML(r); err != nil {
-			return nil, fmt.Errorf("%s: %w", f.xmlFile, err)
-		}
-		l.description = l.sys.Description
-	}
-	if f.p2p != "auto" {
-		p2p, err := topo.ParseP2PSupport(f.p2p)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("--p2p: %w", err)}
-		}
-		c := *l.sys
-		c.P2P = p2p
-		l.sys = &c
-	}
-	if l.sys, err = l.sys.Replicate(f.nodes); err != nil {
-		return nil, err
-	}
-	return l, nil
-}
 
 // JSON shapes of "ncclsim topo --json".
 type (
@@ -234,23 +133,29 @@ func intPtr(v int) *int {
 	return &v
 }
 
-func runTopo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// runTopo implements `ncclsim topo`; stdin is read for "-" file names.
+func runTopo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("topo", stderr)
 	var sf systemFlags
 	sf.register(fs)
+	timeout := fs.Duration("timeout", 30*time.Second, "give up the graph search after this long")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	l, err := sf.load(os.Stdin, stderr)
+	l, err := sf.load(stdin, stderr)
 	if err != nil {
 		return err
 	}
-	a, err := topo.Analyze(l.sys, l.env)
+	sys, err := l.host.Replicate(l.nodes)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, sf.timeout)
+	a, err := topo.Analyze(sys, l.env)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	res, err := graph.SearchAll(ctx, a, l.env)
 	if err != nil {
@@ -268,7 +173,7 @@ func runTopo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return printTopo(stdout, out)
 }
 
-func buildTopoJSON(l *loaded, a *topo.Analysis, res *graph.Result) (*topoJSON, error) {
+func buildTopoJSON(l *loadedSystem, a *topo.Analysis, res *graph.Result) (*topoJSON, error) {
 	sys, paths := a.System, a.Paths
 	arch, vendor, model := sys.CPUType()
 	sc := res.Scalars()

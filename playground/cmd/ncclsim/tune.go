@@ -1,132 +1,40 @@
 package main
 
-// This file implements `ncclsim tune` and the flag handling it shares with
-// `ncclsim estimate`: choosing a topology (--preset or --xml), the node
-// count, and NCCL environment variables (--env), which are validated the way
-// the release would read them before the model runs.
+// This file implements `ncclsim tune`, and buildTuneModel, which runs
+// NCCL's model on the system the shared flags (system.go) name for tune,
+// estimate, step and export-tuner.
 
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/model"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
-	"github.com/distributed-nav/distributed-nav/playground/presets"
-	"github.com/distributed-nav/distributed-nav/playground/topo"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 	"github.com/distributed-nav/distributed-nav/playground/units"
 )
 
-// tuneEnvFlag collects repeated --env NAME=VALUE flags.
-type tuneEnvFlag []string
-
-func (e *tuneEnvFlag) String() string { return strings.Join(*e, " ") }
-
-func (e *tuneEnvFlag) Set(v string) error {
-	*e = append(*e, v)
-	return nil
-}
-
-// tuneModelArgs are the flags common to the tune and estimate commands.
-type tuneModelArgs struct {
-	preset string
-	xml    string
-	nodes  int
-	p2p    string
-	env    tuneEnvFlag
-	json   bool
-}
-
-func (m *tuneModelArgs) register(fs *flag.FlagSet) {
-	fs.StringVar(&m.preset, "preset", "", "built-in system (see `ncclsim presets`)")
-	fs.StringVar(&m.xml, "xml", "", "topology XML file, as NCCL_TOPO_DUMP_FILE writes it (- for standard input)")
-	fs.IntVar(&m.nodes, "nodes", 1, "number of identical nodes")
-	fs.StringVar(&m.p2p, "p2p", "auto", "GPU peer-to-peer support the driver reports: auto (from the XML), all, none or nvlink")
-	fs.Var(&m.env, "env", "NCCL variable as NAME=VALUE (repeatable)")
-	fs.BoolVar(&m.json, "json", false, "print JSON")
-}
-
-// tuneRun is a built model with what the user asked for.
+// tuneRun is a loaded system with NCCL's model built on it.
 type tuneRun struct {
-	name     string
-	env      ncclenv.Env
-	problems []ncclenv.Problem
-	res      *model.Result
+	*loadedSystem
+	res *model.Result
 }
 
-// buildTuneModel validates the environment, loads the topology and runs the
-// pipeline. Unknown variable names and values NCCL would misread are usage
-// errors; deprecated names are reported on stderr and still applied, as
-// NCCL does.
-func buildTuneModel(ctx context.Context, a tuneModelArgs, stdin io.Reader, stderr io.Writer) (*tuneRun, error) {
-	if (a.preset == "") == (a.xml == "") {
-		return nil, usagef("give exactly one of --preset NAME or --xml FILE")
-	}
-	if a.nodes < 1 {
-		return nil, usagef("--nodes %d: want at least 1", a.nodes)
-	}
-	env, err := ncclenv.ParseAssignments(a.env)
-	if err != nil {
-		return nil, usagef("--env: %v", err)
-	}
-	problems := ncclenv.Validate(env)
-	for _, p := range problems {
-		fmt.Fprintf(stderr, "ncclsim: --env %s\n", p)
-	}
-	if ncclenv.HasErrors(problems) {
-		return nil, usagef("--env has errors (listed above)")
-	}
-
-	var host *topo.System
-	var warns []topo.Warning
-	name := a.preset
-	switch {
-	case a.preset != "":
-		p, err := presets.Get(a.preset)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		if host, warns, err = p.System(); err != nil {
-			return nil, err
-		}
-	default:
-		var r io.Reader
-		if a.xml == "-" {
-			r, name = stdin, "stdin"
-		} else {
-			f, err := os.Open(a.xml)
-			if err != nil {
-				return nil, fmt.Errorf("open topology: %w", err)
-			}
-			defer f.Close()
-			r, name = f, a.xml
-		}
-		if host, warns, err = topo.ParseXML(r); err != nil {
-			return nil, fmt.Errorf("parse topology %s: %w", name, err)
-		}
-	}
-	for _, w := range warns {
-		fmt.Fprintf(stderr, "ncclsim: topology: %v\n", w)
-	}
-	if a.p2p != "auto" {
-		p2p, err := topo.ParseP2PSupport(a.p2p)
-		if err != nil {
-			return nil, usagef("--p2p: %v", err)
-		}
-		c := *host
-		c.P2P = p2p
-		host = &c
-	}
-	res, err := model.Build(ctx, host, a.nodes, env)
+// buildTuneModel loads the system sf names (see systemFlags.load) and runs
+// the model pipeline on it, replicated over --nodes.
+func buildTuneModel(ctx context.Context, sf *systemFlags, stdin io.Reader, stderr io.Writer) (*tuneRun, error) {
+	l, err := sf.load(stdin, stderr)
 	if err != nil {
 		return nil, err
 	}
-	return &tuneRun{name: name, env: env, problems: problems, res: res}, nil
+	res, err := model.Build(ctx, l.host, l.nodes, l.env)
+	if err != nil {
+		return nil, err
+	}
+	return &tuneRun{loadedSystem: l, res: res}, nil
 }
 
 // tuneSelectionRow is one size of the selection sweep.
@@ -201,16 +109,12 @@ func tuneEnvMap(e ncclenv.Env) map[string]string {
 // of two from 8 B to 8 GiB.
 var tuneSweepSizes = tune.Sizes(8, 8<<30)
 
-// runTune implements `ncclsim tune`.
-func runTune(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return runTuneIO(ctx, args, os.Stdin, stdout, stderr)
-}
-
-// runTuneIO is runTune with an explicit standard input (for --xml -).
-func runTuneIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// runTune implements `ncclsim tune`; stdin is read for "-" file names.
+func runTune(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("tune", stderr)
-	var a tuneModelArgs
-	a.register(fs)
+	var sf systemFlags
+	sf.register(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
 	coll := fs.String("coll", "allreduce", "collective for the selection table: broadcast, reduce, allgather, reducescatter, allreduce")
 	prefix := fs.String("prefix", "", "text put before each NCCL-format log line (e.g. 'NCCL INFO ')")
 	fs.Usage = func() {
@@ -225,7 +129,7 @@ func runTuneIO(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return usagef("--coll: %v", err)
 	}
-	run, err := buildTuneModel(ctx, a, stdin, stderr)
+	run, err := buildTuneModel(ctx, &sf, stdin, stderr)
 	if err != nil {
 		return err
 	}
@@ -240,9 +144,9 @@ func runTuneIO(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		rows[i] = tuneSelectionRow{c.NBytes, c.Algo.String(), c.Proto.String(), c.NChannels, c.NThreads,
 			float64(c.TimeUs), alg, alg * tune.BusBwFactor(f, m.Sys.NRanks)}
 	}
-	if a.json {
+	if *asJSON {
 		out := tuneOutput{
-			Topology: run.name, Nodes: a.nodes, NRanks: m.Sys.NRanks, NCCL: "v2.30.7-1",
+			Topology: run.name, Nodes: run.nodes, NRanks: m.Sys.NRanks, NCCL: "v2.30.7-1",
 			Env: tuneEnvMap(run.env), Problems: tuneProblems(run.problems),
 			CommNChannels: m.CommNChannels, NVLSChannels: m.NVLSChannels,
 			MaxThreads: map[string][]int{}, Thresholds: m.ThresholdsLine(),
@@ -273,20 +177,15 @@ func runTuneIO(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		}
 		return nil
 	}
-	return writeTuneText(stdout, run, a.nodes, f, rows, *prefix)
+	return writeTuneText(stdout, run, f, rows, *prefix)
 }
 
-func writeTuneText(w io.Writer, run *tuneRun, nodes int, f tune.Func, rows []tuneSelectionRow, prefix string) error {
+func writeTuneText(w io.Writer, run *tuneRun, f tune.Func, rows []tuneSelectionRow, prefix string) error {
 	m := run.res.Tune
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s on %d node(s): %d ranks, compute capability %d-%d, NCCL v2.30.7-1 tuning model\n",
-		run.name, nodes, m.Sys.NRanks, m.Sys.MinCompCap, m.Sys.MaxCompCap)
-	if names := run.env.Names(); len(names) > 0 {
-		var kv []string
-		for _, n := range names {
-			v, _ := run.env.Lookup(n)
-			kv = append(kv, n+"="+v)
-		}
+		run.name, run.nodes, m.Sys.NRanks, m.Sys.MinCompCap, m.Sys.MaxCompCap)
+	if kv := envWords(run.env); len(kv) > 0 {
 		fmt.Fprintf(&b, "# env: %s\n", strings.Join(kv, " "))
 	}
 	fmt.Fprintf(&b, "# channels: %d (nvls %d); graphs: ring %d x %.1f/%.1f GB/s %v/%v, tree %d x %.1f/%.1f GB/s\n",

@@ -38,7 +38,7 @@ func loadCalibration(path string) (*estimate.Calibration, error) {
 }
 
 // runValidate implements `ncclsim validate`.
-func runValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runValidate(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("validate", stderr)
 	dir := fs.String("data", "", "directory of measurement datasets (default: the copy of data/measurements built into ncclsim)")
 	calPath := fs.String("calibration", "", "calibration file (default: the copy of data/calibration.yaml built into ncclsim)")
