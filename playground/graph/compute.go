@@ -145,7 +145,9 @@ func (s *searcher) compute(graph *state) error {
 		}
 		tmp.nChannels = 0
 		globalTimeout -= int64(time)
-		s.searchRec(tmp, graph, &time)
+		s.startAttempt(tmp, graph, time)
+		s.searchRec()
+		time = s.time
 		if s.err != nil {
 			return printf.Errorf("graph search (pattern %s): %w", graph.pattern, s.err)
 		}
@@ -295,19 +297,15 @@ func (s *searcher) result(g *state) *Graph {
 		BwIntra: g.bwIntra, BwInter: g.bwInter, LatencyInter: g.latencyInter, TypeIntra: g.typeIntra,
 		TypeInter: g.typeInter, SameChannels: g.sameChannels, NHops: g.nHops, Steps: s.steps, Fallback: s.fallback}
 	for c := 0; c < g.nChannels; c++ {
-		ch := Channel{NetIn: -1, NetOut: -1}
 		n := s.ngpus
 		if g.pattern == NVLS {
 			n = 1 // NVLS channels only record their head GPU
 		}
+		ch := Channel{NetIn: -1, NetOut: -1, Ranks: make([]int, 0, n), GPUs: make([]int, 0, n)}
 		for i := 0; i < n; i++ {
 			r := g.intra[c*s.ngpus+i]
 			ch.Ranks = append(ch.Ranks, r)
-			q, ok := s.rankGPU[r]
-			if !ok {
-				q = -1
-			}
-			ch.GPUs = append(ch.GPUs, q)
+			ch.GPUs = append(ch.GPUs, s.gpuOfRank(r))
 		}
 		if s.inter {
 			ch.NetIn, ch.NetOut = s.netIndex(g.inter[c*2]), s.netIndex(g.inter[c*2+1])

@@ -33,13 +33,16 @@ func appendUnique(list []int, v int) []int {
 // caps the count, every other NIC whose path type is at most typeInter.
 // Multi-node NVLink (MNNVL) hosts, which order GPU-first, are not modelled.
 func (s *searcher) selectNets(typeInter topo.PathType, gpu int) []int {
-	key := [2]int{int(typeInter), gpu}
-	if nets, ok := s.netCache[key]; ok {
-		return nets
+	t, g := int(typeInter)+1, gpu+1
+	if t < 0 || t > int(topo.PathDIS)+1 || g < 0 || g > s.ngpus {
+		return s.computeSelectNets(typeInter, gpu)
 	}
-	nets := s.computeSelectNets(typeInter, gpu)
-	s.netCache[key] = nets
-	return nets
+	key := t*(s.ngpus+1) + g
+	if !s.netCached[key] {
+		s.netCache[key] = s.computeSelectNets(typeInter, gpu)
+		s.netCached[key] = true
+	}
+	return s.netCache[key]
 }
 
 // computeSelectNets is selectNets without the cache; its result depends only
@@ -107,7 +110,8 @@ func (s *searcher) checkNet(g *state, start, n, step int) bool {
 
 // recNet starts a channel from each candidate NIC (ncclTopoSearchRecNet,
 // https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/search.cc#L724-L816).
-func (s *searcher) recNet(g, save *state, backToNet, backToFirst int, time *int) {
+func (s *searcher) recNet(backToNet, backToFirst int) {
+	g := s.g
 	bw := int(g.bwInter) // NCCL stores it in an int
 	nets := s.selectNets(g.typeInter, -1)
 	found := false
@@ -128,7 +132,7 @@ func (s *searcher) recNet(g, save *state, backToNet, backToFirst int, time *int)
 		}
 		g.inter[g.nChannels*2] = s.netID(n)
 		g.latencyInter = net.Latency
-		s.chargeNIC(net, -float32(bw))
+		s.chargeNIC(n, -float32(bw))
 
 		if g.pattern == NVLS || g.pattern == CollNetDirect {
 			if g.nChannels < len(nets) {
@@ -141,27 +145,30 @@ func (s *searcher) recNet(g, save *state, backToNet, backToFirst int, time *int)
 						}
 					}
 					if !dup {
-						s.tryGPU(g, save, 0, backToNet, backToFirst, 0, time, topo.NET, n, q)
+						s.tryGPU(0, backToNet, backToFirst, 0, topo.NET, n, q)
 						found = true
 					}
 				}
 			}
 		} else if g.nChannels > 0 && g.sameChannels == 1 {
-			s.tryGPU(g, save, 0, backToNet, backToFirst, forcedOrderReplay, time, topo.NET, n, s.replayGPU(g, -1))
+			s.tryGPU(0, backToNet, backToFirst, forcedOrderReplay, topo.NET, n, s.replayGPU(g, -1))
 		} else {
 			if g.nChannels == 0 && s.nvsCount() == 0 {
 				// Try the PCI order first with its own small budget.
-				t := 1 << 10
-				s.tryGPU(g, save, 0, backToNet, backToFirst, forcedOrderPCI, &t, topo.NET, n, 0)
-				if t == -1 {
-					*time = -1
+				outer := s.time
+				s.time = 1 << 10
+				s.tryGPU(0, backToNet, backToFirst, forcedOrderPCI, topo.NET, n, 0)
+				probe := s.time
+				s.time = outer
+				if probe == -1 {
+					s.time = -1
 				}
 			}
 			local := s.p.LocalGPU(n)
 			if local != -1 {
-				s.tryGPU(g, save, 0, backToNet, backToFirst, 0, time, topo.NET, n, local)
+				s.tryGPU(0, backToNet, backToFirst, 0, topo.NET, n, local)
 			}
-			gpus, pathType := s.p.Local(topo.NodeRef{Type: topo.NET, Index: n}, topo.GPU)
+			gpus, pathType := s.netGPUs[n], s.netGPUType[n]
 			if pathType == topo.PathDIS {
 				// NCCL's "continue" here skips the bandwidth restore below.
 				continue
@@ -170,20 +177,17 @@ func (s *searcher) recNet(g, save *state, backToNet, backToFirst int, time *int)
 				if q == local {
 					continue
 				}
-				s.tryGPU(g, save, 0, backToNet, backToFirst, 0, time, topo.NET, n, q)
+				s.tryGPU(0, backToNet, backToFirst, 0, topo.NET, n, q)
 			}
 		}
-		s.chargeNIC(net, float32(bw))
+		s.chargeNIC(n, float32(bw))
 	}
 }
 
-// chargeNIC adds delta to every NET port on the same ASIC and port.
-func (s *searcher) chargeNIC(net topo.NetInfo, delta float32) {
-	for j := range s.netBw {
-		o := s.net(j)
-		if o.Asic == net.Asic && o.Port == net.Port {
-			s.netBw[j] += delta
-		}
+// chargeNIC adds delta to every NET port on the same ASIC and port as n.
+func (s *searcher) chargeNIC(n int, delta float32) {
+	for _, j := range s.netPeers[n] {
+		s.netBw[j] += delta
 	}
 }
 
@@ -205,24 +209,25 @@ func (s *searcher) searchParams(p Pattern) (backToNet, backToFirst int) {
 }
 
 // searchRec starts the next channel (ncclTopoSearchRec, search.cc:849-881).
-func (s *searcher) searchRec(g, save *state, time *int) {
+func (s *searcher) searchRec() {
+	g := s.g
 	backToNet, backToFirst := s.searchParams(g.pattern)
 	if s.inter {
-		s.recNet(g, save, backToNet, backToFirst, time)
+		s.recNet(backToNet, backToFirst)
 		return
 	}
 	if g.pattern == NVLS {
-		s.tryGPU(g, save, 0, backToNet, backToFirst, 0, time, -1, -1, g.nChannels)
+		s.tryGPU(0, backToNet, backToFirst, 0, -1, -1, g.nChannels)
 		return
 	}
 	if g.nChannels == 0 {
-		s.tryGPU(g, save, 0, backToNet, backToFirst, forcedOrderPCI, time, -1, -1, 0)
+		s.tryGPU(0, backToNet, backToFirst, forcedOrderPCI, -1, -1, 0)
 	} else {
-		s.tryGPU(g, save, 0, backToNet, backToFirst, forcedOrderReplay, time, -1, -1, s.replayGPU(g, -1))
+		s.tryGPU(0, backToNet, backToFirst, forcedOrderReplay, -1, -1, s.replayGPU(g, -1))
 	}
 	if g.sameChannels == 0 || g.nChannels == 0 {
 		for q := 0; q < s.ngpus; q++ {
-			s.tryGPU(g, save, 0, backToNet, backToFirst, 0, time, -1, -1, q)
+			s.tryGPU(0, backToNet, backToFirst, 0, -1, -1, q)
 		}
 	}
 }

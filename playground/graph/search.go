@@ -54,7 +54,8 @@ func (g *state) copyFrom(o *state) {
 }
 
 // prep holds what every search on one analysed system shares and never
-// changes: cached paths, per-link facts and each GPU's NIC order.
+// changes: cached paths, per-link facts, each GPU's NIC order and the
+// per-node facts the search loop reads, flattened out of the System.
 type prep struct {
 	sys     *topo.System
 	p       *topo.Paths
@@ -62,24 +63,44 @@ type prep struct {
 	maxBw   float32
 	totalBw float32
 	ngpus   int
-	rankGPU map[int]int
+	// ranks[g] is GPU g's rank; pciLinks[g] its DEV's PCI up-link and the
+	// link back (-1 when none), for the PCI bandwidth of nextGPUs' score.
+	ranks    []int
+	pciLinks [][2]int32
 	// linkFlag[i] caches what followPath needs to know about link i.
 	linkFlag []uint8
-	linkPCI  []bool
-	linkRev  []int32
 	// pcache[a][b] holds the paths between the node types the search moves
-	// between (GPU, NVS, NET), compiled, indexed [src*count(b)+dst].
-	pcache [3][3][]cpath
-	// localNets[g] is GPU g's NIC per channel; netCache memoises selectNets.
+	// between (GPU, NVS, NET), compiled, indexed [src*count(b)+dst];
+	// kindCount[b] is count(b). none is the "no path" answer.
+	pcache    [3][3][]cpath
+	kindCount [3]int
+	none      cpath
+	// nvsNext[k][g] lists the ring neighbours GPU g tries next on an
+	// NVSwitch system for neighbour order k (see nvsOrder), before the
+	// "already used" filter.
+	nvsNext [3][][]int
+	// netIDs[n] is NET n's id; netPeers[n] the NETs on the same ASIC and
+	// port (n included, in index order); netGPUs[n] and netGPUType[n] the
+	// GPUs closest to NET n and their path type (topo.Paths.Local).
+	netIDs     []int64
+	netPeers   [][]int
+	netGPUs    [][]int
+	netGPUType []topo.PathType
+	// localNets[g] is GPU g's NIC per channel; netCache memoises selectNets
+	// (netCached says which entries are filled), indexed by (typeInter+1,
+	// gpu+1).
 	localNets [][]int
-	netCache  map[[2]int][]int
+	netCache  [][]int
+	netCached []bool
 }
 
 // searcher holds the mutable state of one ncclTopoCompute call: link and NIC
 // bandwidths are copied from the System so the search never changes it, and
 // the per-GPU "used" channel masks.
 type searcher struct {
-	*prep
+	// prep is copied so that the hot loop reads its fields directly; the
+	// copies share its slices, the selectNets cache included.
+	prep
 	ctx      context.Context
 	crossNic int64 // NCCL_CROSS_NIC
 	linkBw   []float32
@@ -90,6 +111,12 @@ type searcher struct {
 	// loops of the previous channels are still iterating.
 	scoreBuf []gpuScore
 	nextBuf  [][]int
+	// g is the graph being built (tmp in ncclTopoCompute), best the best
+	// one found so far; time is the step budget of the current attempt and
+	// nvsTry the nvsNext list for g's pattern (see startAttempt).
+	g, best  *state
+	time     int
+	nvsTry   [][]int
 	steps    int64
 	err      error
 	fallback bool
@@ -100,8 +127,6 @@ func newPrep(a *topo.Analysis) *prep {
 	s := &prep{sys: sys, p: a.LocalPaths, inter: a.Inter, maxBw: a.MaxBw, totalBw: a.TotalBw,
 		ngpus: len(sys.Nodes[topo.GPU])}
 	s.linkFlag = make([]uint8, len(sys.Links))
-	s.linkPCI = make([]bool, len(sys.Links))
-	s.linkRev = make([]int32, len(sys.Links))
 	for i, l := range sys.Links {
 		n := sys.Node(l.To)
 		var f uint8
@@ -115,38 +140,77 @@ func newPrep(a *topo.Analysis) *prep {
 			f |= flagPowerNVL
 		}
 		s.linkFlag[i] = f
-		s.linkPCI[i] = l.Type == topo.LinkPCI
-		s.linkRev[i] = l.Rev
 	}
 	s.markFreeLinks()
 	kinds := [3]topo.NodeType{topo.GPU, topo.NVS, topo.NET}
 	for a, ta := range kinds {
+		s.kindCount[a] = len(sys.Nodes[ta])
+	}
+	// The links of every compiled path share two arrays sized up front.
+	nlinks := 0
+	for a, ta := range kinds {
 		for b, tb := range kinds {
-			na, nb := len(sys.Nodes[ta]), len(sys.Nodes[tb])
+			for i := 0; i < s.kindCount[a]; i++ {
+				for j := 0; j < s.kindCount[b]; j++ {
+					if p := s.p.Get(topo.NodeRef{Type: ta, Index: i}, tb, j); p != nil {
+						nlinks += len(p.Links)
+					}
+				}
+			}
+		}
+	}
+	ar := arena{ids: make([]int32, 0, nlinks), links: make([]clink, 0, nlinks)}
+	for a, ta := range kinds {
+		for b, tb := range kinds {
+			na, nb := s.kindCount[a], s.kindCount[b]
 			c := make([]cpath, na*nb)
 			for i := 0; i < na; i++ {
 				for j := 0; j < nb; j++ {
-					c[i*nb+j] = s.compile(s.p.Get(topo.NodeRef{Type: ta, Index: i}, tb, j), ta)
+					c[i*nb+j] = s.compile(s.p.Get(topo.NodeRef{Type: ta, Index: i}, tb, j), ta, tb, &ar)
 				}
 			}
 			s.pcache[a][b] = c
+		}
+	}
+	// The tree patterns also need the way back; record its type on each path.
+	s.none = cpath{typ: topo.PathDIS, treeTyp: noRevPath}
+	for a, ta := range kinds {
+		for b, tb := range kinds {
+			nb := s.kindCount[b]
+			for k := range s.pcache[a][b] {
+				c := &s.pcache[a][b][k]
+				c.treeTyp = noRevPath
+				if rev := s.cachedPath(tb, k%nb, ta, k/nb); rev.ok {
+					c.treeTyp = max(c.typ, rev.typ)
+				}
+			}
 		}
 	}
 	s.localNets = make([][]int, s.ngpus)
 	for g := range s.localNets {
 		s.localNets[g] = s.p.LocalNets(g)
 	}
-	s.netCache = map[[2]int][]int{}
-	s.rankGPU = make(map[int]int, s.ngpus)
+	s.ranks = make([]int, s.ngpus)
+	s.pciLinks = make([][2]int32, s.ngpus)
 	for i, g := range sys.Nodes[topo.GPU] {
-		s.rankGPU[g.GPU.Rank] = i
+		s.ranks[i] = g.GPU.Rank
+		s.pciLinks[i] = s.findPCILinks(g.GPU.Peer)
 	}
+	s.prepNVSNext()
+	s.prepNets()
 	return s
+}
+
+// startAttempt sets up one search attempt of ncclTopoCompute on g with
+// budget time, keeping the best graph in best.
+func (s *searcher) startAttempt(g, best *state, time int) {
+	s.g, s.best, s.time = g, best, time
+	s.nvsTry = s.nvsNext[nvsOrder(g.pattern)]
 }
 
 func newSearcher(ctx context.Context, pr *prep, crossNic int64) *searcher {
 	sys := pr.sys
-	s := &searcher{prep: pr, ctx: ctx, crossNic: crossNic}
+	s := &searcher{prep: *pr, ctx: ctx, crossNic: crossNic}
 	s.linkBw = make([]float32, len(sys.Links))
 	for i, l := range sys.Links {
 		s.linkBw[i] = l.Bw
@@ -161,6 +225,102 @@ func newSearcher(ctx context.Context, pr *prep, crossNic int64) *searcher {
 	return s
 }
 
+// noRevPath is cpath.treeTyp when there is no path back: worse than any
+// type a graph may accept.
+const noRevPath = topo.PathType(1 << 30)
+
+// findPCILinks returns DEV d's first PCI link and the link back from its
+// far end, or -1s.
+func (s *prep) findPCILinks(d int) [2]int32 {
+	sys := s.sys
+	dev := topo.NodeRef{Type: topo.DEV, Index: d}
+	if d < 0 || d >= len(sys.Nodes[topo.DEV]) {
+		return [2]int32{-1, -1}
+	}
+	for _, li := range sys.Node(dev).Links {
+		l := sys.Links[li]
+		if l.Type != topo.LinkPCI {
+			continue
+		}
+		for _, pli := range sys.Node(l.To).Links {
+			if sys.Links[pli].To == dev {
+				return [2]int32{li, pli}
+			}
+		}
+	}
+	return [2]int32{-1, -1}
+}
+
+// Neighbour orders of nextGPUs on NVSwitch systems.
+const (
+	nvsOrderRing  = iota // next GPU, then previous: tried previous first
+	nvsOrderTree         // previous, then next: tried next first
+	nvsOrderFirst        // next GPU only
+)
+
+// nvsOrder picks the nvsNext list for a pattern.
+func nvsOrder(p Pattern) int {
+	switch p {
+	case Ring:
+		return nvsOrderRing
+	case SplitTree, BalancedTree:
+		return nvsOrderTree
+	}
+	return nvsOrderFirst
+}
+
+// prepNVSNext fills nvsNext. NCCL sorts every candidate but then keeps only
+// the ring neighbours, moving each one it finds to the front in turn, so the
+// tried order is the neighbour list reversed, minus GPUs without a path.
+func (s *prep) prepNVSNext() {
+	n := s.ngpus
+	for k := range s.nvsNext {
+		s.nvsNext[k] = make([][]int, n)
+		for gpu := 0; gpu < n; gpu++ {
+			prev, nxt := (gpu-1+n)%n, (gpu+1)%n
+			first := []int{nxt, prev}
+			switch k {
+			case nvsOrderTree:
+				first = []int{prev, nxt}
+			case nvsOrderFirst:
+				first = first[:1]
+			}
+			if nxt == prev {
+				first = first[:1]
+			}
+			var next []int
+			for _, f := range first {
+				if f == gpu || s.pcache[0][0][gpu*n+f].hops == 0 {
+					continue
+				}
+				next = slices.Insert(next, 0, f)
+			}
+			s.nvsNext[k][gpu] = next
+		}
+	}
+}
+
+// prepNets fills the per-NET tables and the selectNets cache.
+func (s *prep) prepNets() {
+	nets := s.sys.Nodes[topo.NET]
+	s.netIDs = make([]int64, len(nets))
+	s.netPeers = make([][]int, len(nets))
+	s.netGPUs = make([][]int, len(nets))
+	s.netGPUType = make([]topo.PathType, len(nets))
+	for i := range nets {
+		s.netIDs[i] = nets[i].ID
+		for j := range nets {
+			if nets[j].Net.Asic == nets[i].Net.Asic && nets[j].Net.Port == nets[i].Net.Port {
+				s.netPeers[i] = append(s.netPeers[i], j)
+			}
+		}
+		s.netGPUs[i], s.netGPUType[i] = s.p.Local(topo.NodeRef{Type: topo.NET, Index: i}, topo.GPU)
+	}
+	size := (int(topo.PathDIS) + 2) * (s.ngpus + 1)
+	s.netCache = make([][]int, size)
+	s.netCached = make([]bool, size)
+}
+
 // kindIndex maps node types to the first two indices of pcache (-1: none).
 var kindIndex = [topo.NumNodeTypes]int8{topo.GPU: 0, topo.PCI: -1, topo.NVS: 1, topo.CPU: -1, topo.NIC: -1,
 	topo.NET: 2, topo.GIN: -1, topo.RMA: -1, topo.DEV: -1, topo.CXB: -1}
@@ -169,23 +329,49 @@ var kindIndex = [topo.NumNodeTypes]int8{topo.GPU: 0, topo.PCI: -1, topo.NVS: 1, 
 // count, and the links whose bandwidth can matter with what followPath needs
 // to know about each (free links are left out; they never fail).
 type cpath struct {
-	ok    bool // a path was computed
-	typ   topo.PathType
-	bw    float32
-	hops  int
-	links []int32
-	pci   []bool
-	rev   []uint8 // flagPreAmpereDev (only kept when the source is not a GPU) and flagPowerNVL
+	ok    bool          // a path was computed
+	intra bool          // both ends are GPUs or NVSwitches: charged bwIntra, else bwInter
+	typ   topo.PathType // PathDIS when there is no path
+	// treeTyp is the worse of typ and the type of the path back
+	// (noRevPath when there is none): the tree patterns need both ways.
+	treeTyp topo.PathType
+	bw      float32
+	hops    int
+	// ids are the charged links, links the same with what followPath's
+	// general case needs.
+	ids   []int32
+	links []clink
 	// intel says the Intel P2P overhead (6/5 on PCI links) applies: a PHB
 	// path from a GPU through an Intel x86 root complex.
 	intel bool
+	// plain says every link is charged bw and nothing in reverse (no Intel
+	// overhead, no reverse flags).
+	plain bool
 }
 
-func (s *prep) compile(p *topo.Path, src topo.NodeType) cpath {
+// clink is one charged link of a cpath.
+type clink struct {
+	li  int32 // link index
+	rev int32 // the reverse link (topo.Link.Rev)
+	pci bool  // a PCI link
+	// flags holds flagPreAmpereDev (only kept when the source is not a
+	// GPU) and flagPowerNVL.
+	flags uint8
+}
+
+// arena holds the link arrays of the compiled paths.
+type arena struct {
+	ids   []int32
+	links []clink
+}
+
+func (s *prep) compile(p *topo.Path, src, dst topo.NodeType, ar *arena) cpath {
 	if p == nil {
-		return cpath{}
+		return cpath{typ: topo.PathDIS}
 	}
-	c := cpath{ok: true, typ: p.Type, bw: p.Bw, hops: len(p.Links)}
+	start := len(ar.ids)
+	c := cpath{ok: true, typ: p.Type, bw: p.Bw, hops: len(p.Links),
+		intra: (src == topo.GPU || src == topo.NVS) && (dst == topo.GPU || dst == topo.NVS)}
 	for _, li := range p.Links {
 		f := s.linkFlag[li]
 		if f&flagIntelCPU != 0 && p.Type == topo.PathPHB && src == topo.GPU {
@@ -199,34 +385,47 @@ func (s *prep) compile(p *topo.Path, src topo.NodeType) cpath {
 			r |= flagPreAmpereDev
 		}
 		r |= f & flagPowerNVL
-		c.links = append(c.links, li)
-		c.pci = append(c.pci, s.linkPCI[li])
-		c.rev = append(c.rev, r)
+		l := s.sys.Links[li]
+		ar.links = append(ar.links, clink{li: li, rev: l.Rev, pci: l.Type == topo.LinkPCI, flags: r})
+		ar.ids = append(ar.ids, li)
+	}
+	end := len(ar.ids)
+	c.ids, c.links = ar.ids[start:end:end], ar.links[start:end:end]
+	c.plain = !c.intel
+	for _, l := range c.links {
+		if l.flags != 0 {
+			c.plain = false
+		}
 	}
 	return c
 }
 
-// cachedPath returns the compiled path from (t1,i1) to (t2,i2), or nil.
+// cachedPath returns the compiled path from (t1,i1) to (t2,i2), or the
+// "none" path (ok false).
 func (s *prep) cachedPath(t1 topo.NodeType, i1 int, t2 topo.NodeType, i2 int) *cpath {
+	if uint(t1) >= topo.NumNodeTypes || uint(t2) >= topo.NumNodeTypes {
+		return &s.none
+	}
 	a, b := kindIndex[t1], kindIndex[t2]
 	if a < 0 || b < 0 {
-		return nil
+		return &s.none
 	}
-	c := s.pcache[a][b]
-	nb := len(s.sys.Nodes[t2])
-	k := i1*nb + i2
-	if i1 < 0 || i2 < 0 || i2 >= nb || k >= len(c) || !c[k].ok {
-		return nil
+	na, nb := s.kindCount[a], s.kindCount[b]
+	if uint(i1) >= uint(na) || uint(i2) >= uint(nb) {
+		return &s.none
 	}
-	return &c[k]
+	return &s.pcache[a][b][i1*nb+i2]
 }
+
+// gpuPath returns the compiled path between GPUs a and b (both valid).
+func (s *prep) gpuPath(a, b int) *cpath { return &s.pcache[0][0][a*s.ngpus+b] }
 
 // subRound is SUB_ROUND: subtract, then round to 1/1000 with roundf (half
 // away from zero) in float arithmetic. The float32 product is exact in
 // float64, so adding 0.5 there and truncating equals roundf.
 func subRound(a, b float32) float32 {
 	x := float64((a - b) * 1000)
-	if x >= 1<<52 || x <= -(1<<52) || x != x {
+	if !(x < 1<<52 && x > -(1<<52)) {
 		return float32(x) / 1000
 	}
 	if x >= 0 {
@@ -242,18 +441,21 @@ func subRound(a, b float32) float32 {
 // links; traffic from a NIC or NVSwitch towards a pre-Ampere GPU also costs
 // 1/8 in reverse, and NVLink to a POWER CPU costs the full amount in reverse.
 func (s *searcher) followPath(p *cpath, maxSteps int, bw float32) int {
+	linkBw := s.linkBw
+	if p.plain {
+		return chargePlain(linkBw, p.ids[:maxSteps], bw)
+	}
 	pciBw := bw
 	if p.intel {
 		pciBw = bw * 6 / 5 // INTEL_P2P_OVERHEAD, topo.h:39
 	}
-	for step := 0; step < maxSteps; step++ {
-		li := p.links[step]
+	for step, l := range p.links[:maxSteps] {
 		fwBw := bw
-		if p.pci[step] {
+		if l.pci {
 			fwBw = pciBw
 		}
 		var revBw float32
-		if r := p.rev[step]; r != 0 {
+		if r := l.flags; r != 0 {
 			if r&flagPreAmpereDev != 0 {
 				revBw += fwBw / 8
 			}
@@ -261,74 +463,84 @@ func (s *searcher) followPath(p *cpath, maxSteps int, bw float32) int {
 				revBw += fwBw
 			}
 		}
-		if s.linkBw[li] < fwBw {
+		if linkBw[l.li] < fwBw {
 			return step
 		}
 		if revBw != 0 {
-			rev := s.linkRev[li]
-			if rev < 0 || s.linkBw[rev] < revBw {
+			if l.rev < 0 || linkBw[l.rev] < revBw {
 				return step
 			}
-			s.linkBw[rev] = subRound(s.linkBw[rev], revBw)
+			linkBw[l.rev] = subRound(linkBw[l.rev], revBw)
 		}
-		s.linkBw[li] = subRound(s.linkBw[li], fwBw)
+		linkBw[l.li] = subRound(linkBw[l.li], fwBw)
 	}
 	return maxSteps
+}
+
+// chargePlain is followPath for plain paths: every link is charged bw,
+// nothing in reverse.
+func chargePlain(linkBw []float32, ids []int32, bw float32) int {
+	for step, li := range ids {
+		if linkBw[li] < bw {
+			return step
+		}
+		linkBw[li] = subRound(linkBw[li], bw)
+	}
+	return len(ids)
 }
 
 // followGraphPath tries to go from (t1,i1) to (t2,i2) charging the graph's
 // intra or inter bandwidth times mult, and rewinds on failure
 // (ncclTopoFollowPath, search.cc:127-172). t1 < 0 means "start here".
-func (s *searcher) followGraphPath(g *state, t1 topo.NodeType, i1 int, t2 topo.NodeType, i2 int, mult float32) bool {
+func (s *searcher) followGraphPath(g *state, t1 topo.NodeType, i1 int, t2 topo.NodeType, i2 int, mult int) bool {
 	if t1 < 0 {
 		return true
 	}
-	path := s.cachedPath(t1, i1, t2, i2)
-	if path == nil {
-		return false
-	}
-	intra := (t1 == topo.GPU || t1 == topo.NVS) && (t2 == topo.GPU || t2 == topo.NVS)
-	bw, typ := g.bwInter, g.typeInter
-	if intra {
-		bw, typ = g.bwIntra, g.typeIntra
-	}
+	return s.follow(g, s.cachedPath(t1, i1, t2, i2), mult)
+}
+
+// follow is followGraphPath on a compiled path (typ PathDIS: no path).
+func (s *searcher) follow(g *state, path *cpath, mult int) bool {
 	if path.typ >= topo.PathDIS {
 		return false
 	}
-	if mult == 1 && path.typ > typ {
-		return false
+	bw, typ := g.bwInter, g.typeInter
+	if path.intra {
+		bw, typ = g.bwIntra, g.typeIntra
 	}
-	if mult == 1 && (g.pattern == BalancedTree || g.pattern == Tree || g.pattern == SplitTree) {
-		if rev := s.cachedPath(t2, i2, t1, i1); rev == nil || rev.typ > typ {
+	if mult == 1 {
+		worst := path.typ
+		if g.pattern == BalancedTree || g.pattern == Tree || g.pattern == SplitTree {
+			worst = path.treeTyp
+		}
+		if worst > typ {
 			return false
 		}
 	}
-	bw *= mult
-	n := len(path.links)
-	if step := s.followPath(path, n, bw); step < n {
+	bw *= float32(mult)
+	n := len(path.ids)
+	var step int
+	if path.plain {
+		step = chargePlain(s.linkBw, path.ids, bw)
+	} else {
+		step = s.followPath(path, n, bw)
+	}
+	if step < n {
 		s.followPath(path, step, -bw)
 		return false
 	}
-	g.nHops += int(mult * float32(path.hops))
+	g.nHops += mult * path.hops
 	return true
 }
 
 // gpuPciBw is the remaining bandwidth of a GPU's PCI link (min of both
 // directions), truncated to an int as NCCL's score does (search.cc:174-187).
 func (s *searcher) gpuPciBw(g int) int {
-	dev := topo.NodeRef{Type: topo.DEV, Index: s.sys.Nodes[topo.GPU][g].GPU.Peer}
-	for _, li := range s.sys.Node(dev).Links {
-		l := s.sys.Links[li]
-		if l.Type != topo.LinkPCI {
-			continue
-		}
-		for _, pli := range s.sys.Node(l.To).Links {
-			if s.sys.Links[pli].To == dev {
-				return int(min(s.linkBw[li], s.linkBw[pli]))
-			}
-		}
+	l := s.pciLinks[g]
+	if l[0] < 0 {
+		return -1
 	}
-	return -1
+	return int(min(s.linkBw[l[0]], s.linkBw[l[1]]))
 }
 
 type gpuScore struct {
@@ -338,39 +550,12 @@ type gpuScore struct {
 // nextGPUs orders the candidate next GPUs (ncclTopoSearchNextGpuSort,
 // https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/search.cc#L253-L326):
 // by NIC bandwidth, PCI bandwidth, NIC hops, GPU bandwidth, GPU hops, then
-// index; with NVSwitches only the ring neighbours are tried. The result is
-// written into the scratch buffer of the given recursion step.
+// index (recGPU handles NVSwitch systems, where only the ring neighbours are
+// tried). The result is written into the scratch buffer of the given
+// recursion step.
 func (s *searcher) nextGPUs(g *state, gpu, step, sortNet int) []int {
 	flag := uint64(1) << uint(g.nChannels)
 	gg := s.pcache[0][0][gpu*s.ngpus : (gpu+1)*s.ngpus]
-	if s.nvsCount() > 0 {
-		// With NVSwitches NCCL sorts every candidate but then keeps only the
-		// ring neighbours, moving each found one to the front in turn: the
-		// result depends only on which neighbours are still candidates.
-		prev, nxt := (gpu-1+s.ngpus)%s.ngpus, (gpu+1)%s.ngpus
-		first := [2]int{nxt, prev}
-		nFirst := 2
-		switch g.pattern {
-		case Ring:
-		case SplitTree, BalancedTree:
-			first = [2]int{prev, nxt}
-		default:
-			nFirst = 1
-		}
-		if nxt == prev && nFirst == 2 {
-			nFirst = 1
-		}
-		next := s.buf(g, step)[:0]
-		for _, f := range first[:nFirst] {
-			if f == gpu || gg[f].hops == 0 || s.used[f]&flag != 0 {
-				continue
-			}
-			next = append(next, 0)
-			copy(next[1:], next[:len(next)-1])
-			next[0] = f
-		}
-		return next
-	}
 	netIdx := -1
 	if sortNet != 0 {
 		netIdx = s.netIndex(g.inter[g.nChannels*2])
@@ -383,7 +568,7 @@ func (s *searcher) nextGPUs(g *state, gpu, step, sortNet int) []int {
 			continue
 		}
 		sc := gpuScore{g: q, startIndex: i, intraNhops: path.hops, intraBw: int(path.bw)}
-		if np := s.cachedPath(topo.NET, netIdx, topo.GPU, q); netIdx >= 0 && np != nil {
+		if np := s.cachedPath(topo.NET, netIdx, topo.GPU, q); np.ok {
 			sc.interNhops = np.hops
 			sc.interPciBw = s.gpuPciBw(q)
 			sc.interBw = int(np.bw)
@@ -441,32 +626,41 @@ func (s *searcher) replayGPU(g *state, step int) int {
 	if g.nChannels == 0 {
 		return -1
 	}
-	r := g.intra[(g.nChannels-1)*s.ngpus+step+1]
-	if q, ok := s.rankGPU[r]; ok {
-		return q
-	}
-	return -1
+	return s.gpuOfRank(g.intra[(g.nChannels-1)*s.ngpus+step+1])
 }
 
 // tryGPU moves to GPU q and recurses (ncclTopoSearchTryGpu, search.cc:358-371).
-func (s *searcher) tryGPU(g, save *state, step, backToNet, backToFirst, forced int, time *int, t topo.NodeType, idx, q int) {
+// t < 0 means the channel starts at q.
+func (s *searcher) tryGPU(step, backToNet, backToFirst, forced int, t topo.NodeType, idx, q int) {
 	if q < 0 {
 		return
 	}
-	flag := uint64(1) << uint(g.nChannels)
-	if s.followGraphPath(g, t, idx, topo.GPU, q, 1) {
-		s.used[q] ^= flag
-		s.recGPU(g, save, q, step, backToNet, backToFirst, forced, time)
-		s.used[q] ^= flag
-		s.followGraphPath(g, t, idx, topo.GPU, q, -1)
+	var path *cpath
+	if t >= 0 {
+		if t == topo.GPU {
+			path = s.gpuPath(idx, q)
+		} else {
+			path = s.cachedPath(t, idx, topo.GPU, q)
+		}
+		if !s.follow(s.g, path, 1) {
+			return
+		}
+	}
+	flag := uint64(1) << uint(s.g.nChannels)
+	s.used[q] ^= flag
+	s.recGPU(q, step, backToNet, backToFirst, forced)
+	s.used[q] ^= flag
+	if path != nil {
+		s.follow(s.g, path, -1)
 	}
 }
 
 // tryNVLS checks NVSwitch bandwidth for one NVLS head (ncclTopoSearchTryNvls,
 // search.cc:410-443): every GPU exchanges bwIntra with the switch, the head
 // twice.
-func (s *searcher) tryNVLS(g, save *state, head int, time *int) {
-	mult := func(d int) float32 {
+func (s *searcher) tryNVLS(head int) {
+	g := s.g
+	mult := func(d int) int {
 		if d == head {
 			return 2
 		}
@@ -489,7 +683,7 @@ func (s *searcher) tryNVLS(g, save *state, head int, time *int) {
 		if !ok {
 			d1--
 		} else {
-			s.recGPU(g, save, -1, s.ngpus, -1, -1, 0, time)
+			s.recGPU(-1, s.ngpus, -1, -1, 0)
 		}
 		for d1 > 0 {
 			d1--
@@ -528,32 +722,34 @@ func (s *searcher) better(g, ref *state) bool {
 }
 
 // recGPU is ncclTopoSearchRecGpu
-// (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/search.cc#L621-L722).
-func (s *searcher) recGPU(g, save *state, gpu, step, backToNet, backToFirst, forced int, time *int) {
-	if *time <= 0 {
+// (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/search.cc#L621-L722)
+// on the graph s.g, keeping the best one in s.best and counting down s.time.
+func (s *searcher) recGPU(gpu, step, backToNet, backToFirst, forced int) {
+	if s.time <= 0 {
 		return
 	}
-	*time--
+	s.time--
 	s.steps++
-	if s.steps%ctxCheckEvery == 0 && s.err == nil {
+	if s.steps&(ctxCheckEvery-1) == 0 && s.err == nil {
 		if err := s.ctx.Err(); err != nil {
 			s.err = err
 		}
 	}
 	if s.err != nil {
-		*time = 0
+		s.time = 0
 		return
 	}
+	g := s.g
 	if step == s.ngpus {
 		g.nChannels++
-		if s.better(g, save) {
-			save.copyFrom(g)
+		if s.better(g, s.best) {
+			s.best.copyFrom(g)
 			if g.nChannels == g.maxChannels {
-				*time = -1
+				s.time = -1
 			}
 		}
 		if g.nChannels < g.maxChannels {
-			s.searchRec(g, save, time)
+			s.searchRec()
 		}
 		g.nChannels--
 		return
@@ -582,7 +778,7 @@ func (s *searcher) recGPU(g, save *state, gpu, step, backToNet, backToFirst, for
 			g.bwInter = bwInterSave
 			if ok {
 				g.inter[g.nChannels*2+1] = s.netID(n)
-				s.recGPU(g, save, gpu, step, nextBackToNet, backToFirst, forced, time)
+				s.recGPU(gpu, step, nextBackToNet, backToFirst, forced)
 				if g.pattern == BalancedTree {
 					g.bwInter /= 2
 				}
@@ -591,18 +787,27 @@ func (s *searcher) recGPU(g, save *state, gpu, step, backToNet, backToFirst, for
 			}
 		}
 	case g.pattern == NVLS:
-		s.tryNVLS(g, save, gpu, time)
+		s.tryNVLS(gpu)
 	case g.pattern == CollNetDirect:
 		// CollNet needs a network plugin with collective offload; never searched.
 	case step < s.ngpus-1:
-		var next []int
-		switch forced {
-		case forcedOrderPCI:
-			next = s.buf(g, step)[:1]
-			next[0] = step + 1
-		case forcedOrderReplay:
-			next = s.buf(g, step)[:1]
-			next[0] = s.replayGPU(g, step)
+		switch {
+		case forced == forcedOrderPCI:
+			s.tryGPU(step+1, backToNet, backToFirst, forced, topo.GPU, gpu, step+1)
+		case forced == forcedOrderReplay:
+			s.tryGPU(step+1, backToNet, backToFirst, forced, topo.GPU, gpu, s.replayGPU(g, step))
+		case s.nvsCount() > 0:
+			// With NVSwitches only the ring neighbours are tried
+			// (prepNVSNext), minus those the channel already uses. Every
+			// tryGPU leaves the used masks as it found them, so checking
+			// each neighbour just before trying it gives the list NCCL
+			// builds up front.
+			flag := uint64(1) << uint(g.nChannels)
+			for _, q := range s.nvsTry[gpu] {
+				if s.used[q]&flag == 0 {
+					s.tryGPU(step+1, backToNet, backToFirst, forced, topo.GPU, gpu, q)
+				}
+			}
 		default:
 			sortNet := -1
 			if backToNet == -1 {
@@ -610,31 +815,43 @@ func (s *searcher) recGPU(g, save *state, gpu, step, backToNet, backToFirst, for
 			} else if backToNet == step+1 {
 				sortNet = 1
 			}
-			next = s.nextGPUs(g, gpu, step, sortNet)
-		}
-		for _, q := range next {
-			s.tryGPU(g, save, step+1, backToNet, backToFirst, forced, time, topo.GPU, gpu, q)
+			for _, q := range s.nextGPUs(g, gpu, step, sortNet) {
+				s.tryGPU(step+1, backToNet, backToFirst, forced, topo.GPU, gpu, q)
+			}
 		}
 	case step == backToFirst:
-		first, ok := s.rankGPU[g.intra[g.nChannels*s.ngpus]]
-		if ok && s.followGraphPath(g, topo.GPU, gpu, topo.GPU, first, 1) {
-			s.recGPU(g, save, first, step+1, backToNet, -1, forced, time)
-			s.followGraphPath(g, topo.GPU, gpu, topo.GPU, first, -1)
+		if first := s.gpuOfRank(g.intra[g.nChannels*s.ngpus]); first >= 0 {
+			if path := s.gpuPath(gpu, first); s.follow(g, path, 1) {
+				s.recGPU(first, step+1, backToNet, -1, forced)
+				s.follow(g, path, -1)
+			}
 		}
 	default:
-		s.recGPU(g, save, gpu, s.ngpus, -1, -1, forced, time)
+		s.recGPU(gpu, s.ngpus, -1, -1, forced)
 	}
 }
 
-func (s *prep) rank(g int) int         { return s.sys.Nodes[topo.GPU][g].GPU.Rank }
-func (s *prep) netID(n int) int64      { return s.sys.Nodes[topo.NET][n].ID }
-func (s *prep) nvsCount() int          { return len(s.sys.Nodes[topo.NVS]) }
-func (s *prep) netCount() int          { return len(s.sys.Nodes[topo.NET]) }
-func (s *prep) net(n int) topo.NetInfo { return s.sys.Nodes[topo.NET][n].Net }
+func (s *prep) rank(g int) int          { return s.ranks[g] }
+func (s *prep) netID(n int) int64       { return s.netIDs[n] }
+func (s *prep) nvsCount() int           { return s.kindCount[1] }
+func (s *prep) netCount() int           { return len(s.netIDs) }
+func (s *prep) net(n int) *topo.NetInfo { return &s.sys.Nodes[topo.NET][n].Net }
 
+// netIndex returns the first NET with the given id, or -1.
 func (s *prep) netIndex(id int64) int {
-	for i, n := range s.sys.Nodes[topo.NET] {
-		if n.ID == id {
+	for i, n := range s.netIDs {
+		if n == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// gpuOfRank returns the GPU with rank r, the last one if several claim it
+// (as a rank->GPU map filled in GPU order would), or -1.
+func (s *prep) gpuOfRank(r int) int {
+	for i := len(s.ranks) - 1; i >= 0; i-- {
+		if s.ranks[i] == r {
 			return i
 		}
 	}
