@@ -96,6 +96,9 @@ func Print(ctx context.Context, opts Options) (int, error) {
 	}
 	pdf, err := chromedp.Run(bctx, chromedp.PrintToPDF(
 		chromedp.PDFPaper(paper),
+		// The paper size stays the default of every page (@page size:
+		// auto); the CSS may turn single pages landscape (@page wide).
+		chromedp.PDFPreferCSSPageSize(),
 		chromedp.PDFPrintBackground(),
 		chromedp.PDFOutlineAndTagged(),
 	))

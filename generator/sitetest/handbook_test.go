@@ -34,6 +34,7 @@ func TestHandbookPDF(t *testing.T) {
 	if pages < 60 || pages > 400 {
 		t.Errorf("handbook has %d pages, want 60..400", pages)
 	}
+	landscape := checkPageShapes(t, pdf, pages)
 	text, err := exec.Command("pdftotext", "-layout", pdf, "-").Output()
 	if err != nil {
 		t.Fatalf("pdftotext: %v", err)
@@ -93,6 +94,12 @@ func TestHandbookPDF(t *testing.T) {
 	if len(pngs) < 4 {
 		t.Errorf("pdftoppm wrote %d PNGs, want 4", len(pngs))
 	}
+	if len(landscape) > 0 {
+		n := strconv.Itoa(landscape[0])
+		if b, err := exec.Command("pdftoppm", "-r", "80", "-png", "-f", n, "-l", n, "-singlefile", pdf, filepath.Join(out, "tuning-landscape")).CombinedOutput(); err != nil {
+			t.Errorf("pdftoppm page %s: %v\n%s", n, err, b)
+		}
+	}
 	t.Logf("handbook: %d pages, %d bytes; PDF printed in %v", pages, fileSize(pdf), subSite.PDFTime)
 }
 
@@ -103,3 +110,53 @@ func fileSize(p string) int64 {
 	}
 	return fi.Size()
 }
+
+// checkPageShapes reads every page's size: the handbook is A4 portrait
+// (595.28 x 841.89 pt) except the pages of NCCL's TUNING table, which
+// handbook.css prints landscape (@page wide); the text of each landscape
+// page must be that table.
+func checkPageShapes(t *testing.T, pdf string, pages int) (landscape []int) {
+	t.Helper()
+	out, err := exec.Command("pdfinfo", "-f", "1", "-l", strconv.Itoa(pages), pdf).Output()
+	if err != nil {
+		t.Fatalf("pdfinfo -f -l: %v", err)
+	}
+	seen := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		// "Page    7 size: 595.276 x 841.89 pts (A4)"
+		if len(f) < 6 || f[0] != "Page" || f[2] != "size:" || f[4] != "x" {
+			continue
+		}
+		n, _ := strconv.Atoi(f[1])
+		w, _ := strconv.ParseFloat(f[3], 64)
+		h, _ := strconv.ParseFloat(f[5], 64)
+		seen++
+		switch {
+		case near(w, 595.28) && near(h, 841.89):
+		case near(w, 841.89) && near(h, 595.28):
+			landscape = append(landscape, n)
+		default:
+			t.Errorf("page %d is %.2f x %.2f pt, neither A4 portrait nor landscape", n, w, h)
+		}
+	}
+	if seen != pages {
+		t.Fatalf("pdfinfo listed %d page sizes for %d pages", seen, pages)
+	}
+	if len(landscape) == 0 {
+		t.Fatal("no landscape page: the TUNING table is printed on portrait paper")
+	}
+	for _, n := range landscape {
+		txt, err := exec.Command("pdftotext", "-layout", "-f", strconv.Itoa(n), "-l", strconv.Itoa(n), pdf, "-").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(txt), "Max NThreads") {
+			t.Errorf("landscape page %d is not the TUNING table", n)
+		}
+	}
+	t.Logf("%d pages, landscape: %v", pages, landscape)
+	return landscape
+}
+
+func near(a, b float64) bool { return a > b-1 && a < b+1 }
