@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
@@ -155,7 +154,7 @@ func writeSummaryText(w io.Writer, s *Summary) {
 
 func writeTuningText(w io.Writer, t *Tuning) {
 	printf.Fprintf(w, "TUNING table (line %d, %d table(s) in the log), latency us / bandwidth GB/s:\n", t.Line, t.Tables)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newColumns(w, 2)
 	header := "  FUNC"
 	var cols [][2]string
 	for _, a := range t.Algorithms {
@@ -213,7 +212,7 @@ func writeTopologyText(w io.Writer, s *Summary) {
 			}
 			return ranks[i].Rank < ranks[j].Rank
 		})
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		tw := newColumns(w, 2)
 		printf.Fprintln(tw, "  RANK\tOF\tHOST\tCUDA\tNVML\tBUS ID")
 		for _, r := range ranks {
 			printf.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\n", r.Rank, r.NRanks, orNone(r.Host), devStr(r.CUDADev), devStr(r.NVMLDev), r.BusID)
@@ -304,7 +303,7 @@ func writePathsText(w io.Writer, s *Summary) {
 	}
 	sort.Strings(gpus)
 	printf.Fprintln(w, "  GPU-to-GPU path types from the GRAPH dump (row to column):")
-	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
+	tw := newColumns(w, 1)
 	head := "    "
 	for _, g := range gpus {
 		head += "\t" + strings.TrimPrefix(g, "gpu/")

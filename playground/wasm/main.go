@@ -29,11 +29,12 @@
 // Web Worker (site/assets/js/playground/worker.js) so that long searches
 // never block the page.
 //
-// Size: the packages linked here avoid fmt, reflect and the encoding/*
-// parsers, which together cost about 100 KB of the gzip size: they format
-// with package printf, read topology XML with topo's own tokenizer, the env
-// tables with ncclenv's CSV reader, and compile the measurements and the
-// calibration in as Go values. What is left is the Go runtime with
+// Size: the packages linked here avoid fmt, reflect, encoding/* and text/*,
+// which together cost about 120 KB of the gzip size: they format with
+// package printf, write JSON with package jsonw, read topology XML with
+// topo's own tokenizer and the env tables with ncclenv's CSV reader, align
+// the doctor's text with its own column writer, and compile the
+// measurements and the calibration in as Go values. What is left is the Go runtime with
 // syscall/js (about 570 KB gzip for an empty module) and the model and
 // view code. generator/sitetest's TestWasmSize reports the size and fails
 // when it grows past its ceiling.
