@@ -258,11 +258,8 @@ func (p *printer) printf(format string, args []any, errorf bool) {
 				}
 			}
 		}
-		if !p.f.minus && p.f.zero {
-			// fmt keeps '0' only when padding on the left.
-		} else {
-			p.f.zero = false
-		}
+		// fmt keeps '0' only when padding on the left.
+		p.f.zero = p.f.zero && !p.f.minus
 		if i >= end {
 			p.buf = append(p.buf, "%!(NOVERB)"...)
 			break
@@ -380,15 +377,10 @@ func (p *printer) bad(a any, verb rune) {
 
 func (p *printer) arg(a any, verb rune) {
 	if a == nil {
-		switch verb {
-		case 'T', 'p':
+		if verb == 'v' {
+			p.pad([]byte("<nil>"))
+		} else {
 			p.bad(a, verb)
-		default:
-			if verb == 'v' {
-				p.pad([]byte("<nil>"))
-			} else {
-				p.bad(a, verb)
-			}
 		}
 		return
 	}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"syscall/js"
 	"testing"
@@ -212,14 +213,19 @@ func TestGuardRecoversPanics(t *testing.T) {
 	}
 }
 
-// TestProgressAndTimeout runs a multi-node search with a progress callback
-// and a timeout too short to finish.
+// TestProgressAndTimeout runs a long search (the 32-GPU test host, whose
+// search takes about 0.6 s natively) with a progress callback and a timeout
+// too short to finish.
 func TestProgressAndTimeout(t *testing.T) {
 	o := newAPI(t)
+	xml, err := os.ReadFile("../topo/testdata/slow-search-32gpu.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var calls int
 	cb := js.FuncOf(func(_ js.Value, args []js.Value) any { calls++; return nil })
 	defer cb.Release()
-	a := call(t, o, "topo", obj(map[string]any{"preset": "a100-sxm-8x", "nodes": 16, "onProgress": cb, "timeoutMs": 150}))
+	a := call(t, o, "topo", obj(map[string]any{"xml": string(xml), "onProgress": cb, "timeoutMs": 150}))
 	field, msg := errField(t, a)
 	if field != "nodes" || !strings.Contains(msg, "did not finish") {
 		t.Errorf("field %q message %q", field, msg)
