@@ -50,7 +50,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("hugo server stopped: %w", err)
+			return hugoStopped(err)
 		case <-tick.C:
 			m := newestMtime(watched)
 			if !m.After(last) {
@@ -66,6 +66,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			fmt.Fprintf(stdout, "distnav: rebuilt site tree in %v\n", time.Since(t0).Round(time.Millisecond))
 		}
 	}
+}
+
+// hugoStopped is what serve returns when the hugo server ends on its own: a
+// clean exit (hugo stops with status 0 on SIGINT or SIGTERM) ends serve
+// cleanly too; anything else is an error.
+func hugoStopped(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("hugo server stopped: %w", err)
 }
 
 // newestMtime returns the latest modification time of any file or directory
