@@ -260,6 +260,14 @@ func TestFixtures(t *testing.T) {
 			if got := ids(ds); !slices.Equal(got, append([]string{}, fx.diagnoses...)) {
 				t.Errorf("diagnoses = %v, want %v", got, fx.diagnoses)
 			}
+			// Every fixture is NCCL output: the "was the job run with
+			// NCCL_DEBUG=INFO?" note must not appear (it did for a log of
+			// only the TUNING table and an env echo).
+			for _, n := range s.Notes {
+				if strings.Contains(n, "NCCL_DEBUG=INFO?") {
+					t.Errorf("note %q on a log of NCCL output", n)
+				}
+			}
 			for _, d := range ds {
 				if len(d.Evidence) == 0 || len(d.Links) == 0 || d.Explanation == "" || d.Title == "" {
 					t.Errorf("diagnosis %s lacks evidence, links, title or explanation: %+v", d.ID, d)
@@ -319,4 +327,28 @@ func countLines(t *testing.T, path string) int {
 		t.Fatal(err)
 	}
 	return strings.Count(string(b), "\n")
+}
+
+// TestNotNCCLOutputNote: text with no line in NCCL's message format and no
+// PyTorch distributed message gets the "run with NCCL_DEBUG=INFO?" note; one
+// NCCL INFO line of any kind is enough to drop it.
+func TestNotNCCLOutputNote(t *testing.T) {
+	hasNote := func(text string) bool {
+		s, err := ParseLog(strings.NewReader(text), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range s.Notes {
+			if strings.Contains(n, "NCCL_DEBUG=INFO?") {
+				return true
+			}
+		}
+		return false
+	}
+	if !hasNote("Epoch 1 loss 2.3\nNCCL is mentioned here but this is not its output\n") {
+		t.Error("plain training output got no note")
+	}
+	if hasNote("h:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Tree\n") {
+		t.Error("an NCCL INFO line still got the note")
+	}
 }

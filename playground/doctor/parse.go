@@ -173,6 +173,7 @@ type parser struct {
 
 	tuning    tuningState
 	merged    int
+	ncclLines int // lines in NCCL's "host:pid:tid [dev] NCCL LEVEL" format
 	notesSeen map[string]bool
 }
 
@@ -223,7 +224,7 @@ func (p *parser) finish() {
 	if p.merged > 0 {
 		p.note(printf.Sprintf("%d line(s) held output of several processes run together; only the last message of each was read", p.merged))
 	}
-	if s.Lines > 0 && s.Bytes > 0 && len(s.Versions) == 0 && s.NRanks == 0 && s.TotalConnections == 0 && s.Warnings.Count == 0 && len(s.Timeouts) == 0 && s.Heartbeat.Empty() {
+	if s.Lines > 0 && s.Bytes > 0 && p.ncclLines == 0 && len(s.Versions) == 0 && s.NRanks == 0 && s.TotalConnections == 0 && s.Warnings.Count == 0 && len(s.Timeouts) == 0 && s.Heartbeat.Empty() {
 		p.note("no NCCL or PyTorch distributed messages were recognised; was the job run with NCCL_DEBUG=INFO?")
 	}
 	if s.Tuning != nil {
@@ -329,6 +330,7 @@ func (p *parser) line(n int, b []byte) {
 	}
 	o, lvl, msg := splitNCCL(raw)
 	if lvl != levelNone {
+		p.ncclLines++
 		// Several processes writing to one stream can glue lines together;
 		// read the last complete message.
 		if lvl != levelVersion {
