@@ -170,12 +170,23 @@ func (b *browser) waitWarm() {
 	}
 }
 
+// evalTimeout bounds one evaluation. The page-side waits time out sooner
+// (60 s for an update), so reaching it means the page stopped answering: its
+// main thread is blocked or the renderer crashed. Failing here, with the
+// console, says so instead of waiting for the browser's 4-minute deadline.
+const evalTimeout = 100 * time.Second
+
 // eval evaluates js (awaiting promises) and decodes the result into T.
 func eval[T any](b *browser, js string) T {
 	b.t.Helper()
-	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	ctx, cancel := context.WithTimeout(b.ctx, evalTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
 	if err != nil {
-		b.t.Fatalf("evaluate %.120s: %v", js, err)
+		b.mu.Lock()
+		console := strings.Join(b.console, "\n")
+		b.mu.Unlock()
+		b.t.Fatalf("evaluate %.120s: %v\nconsole:\n%s", js, err, console)
 	}
 	return v
 }
