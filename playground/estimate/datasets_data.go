@@ -603,7 +603,7 @@ func embeddedDatasets() []*Dataset {
 			ID:     "rtx4090-2gpu-shm-xsocket-allgather",
 			Source: Source{
 				URL:         "public GitHub text file (console log of comprehensive_nccl_tests.sh) (repository not recorded)",
-				Title:       "(myproject_env) root@0fed198eb8ba: ./comprehensive_nccl_tests.sh — 2x RTX 4090 NCCL test log",
+				Title:       "2x RTX 4090 nccl-tests console log (comprehensive_nccl_tests.sh, shell prompt (myproject_env) root@0fed198eb8ba)",
 				Date:        "2025-05-02",
 				Note:        "The collector did not record the repository; the URL field describes where the text was found.",
 				CollectedIn: "shared/measurements/rtx4090-2gpu-shm-xsocket-allgather.json",
@@ -673,7 +673,7 @@ func embeddedDatasets() []*Dataset {
 			ID:     "rtx4090-2gpu-shm-xsocket-allreduce",
 			Source: Source{
 				URL:         "public GitHub text file (console log of comprehensive_nccl_tests.sh) (repository not recorded)",
-				Title:       "(myproject_env) root@0fed198eb8ba: ./comprehensive_nccl_tests.sh — 2x RTX 4090 NCCL test log",
+				Title:       "2x RTX 4090 nccl-tests console log (comprehensive_nccl_tests.sh, shell prompt (myproject_env) root@0fed198eb8ba)",
 				Date:        "2025-05-02",
 				Note:        "The collector did not record the repository; the URL field describes where the text was found.",
 				CollectedIn: "shared/measurements/rtx4090-2gpu-shm-xsocket-allreduce.json",
@@ -743,7 +743,7 @@ func embeddedDatasets() []*Dataset {
 			ID:     "rtx4090-2gpu-shm-xsocket-reducescatter",
 			Source: Source{
 				URL:         "public GitHub text file (console log of comprehensive_nccl_tests.sh) (repository not recorded)",
-				Title:       "(myproject_env) root@0fed198eb8ba: ./comprehensive_nccl_tests.sh — 2x RTX 4090 NCCL test log",
+				Title:       "2x RTX 4090 nccl-tests console log (comprehensive_nccl_tests.sh, shell prompt (myproject_env) root@0fed198eb8ba)",
 				Date:        "2025-05-02",
 				Note:        "The collector did not record the repository; the URL field describes where the text was found.",
 				CollectedIn: "shared/measurements/rtx4090-2gpu-shm-xsocket-reducescatter.json",
