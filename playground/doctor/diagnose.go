@@ -1,12 +1,12 @@
 package doctor
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 )
 
@@ -143,7 +143,7 @@ func (d *diagnoser) p2pUnavailable() (Diagnosis, bool) {
 		}
 	}
 	if shm > 0 {
-		parts = append(parts, printf.Sprintf("%d connection line(s) inside a host use the SHM transport: every transfer is copied through pinned host memory instead of going from GPU to GPU.", shm))
+		parts = append(parts, fmt.Sprintf("%d connection line(s) inside a host use the SHM transport: every transfer is copied through pinned host memory instead of going from GPU to GPU.", shm))
 	}
 	if !s.P2PDisabled.Empty() {
 		ev.add(s.P2PDisabled.Lines...)
@@ -169,7 +169,7 @@ func (d *diagnoser) p2pUnavailable() (Diagnosis, bool) {
 		}
 	}
 	if beyond > 0 {
-		parts = append(parts, printf.Sprintf("The GRAPH dump lists %d GPU-to-GPU path(s) beyond the P2P level %s (the worst is %s: PHB crosses a CPU host bridge, SYS the link between CPU sockets), so NCCL will not use P2P between those GPUs.", beyond, level, worst))
+		parts = append(parts, fmt.Sprintf("The GRAPH dump lists %d GPU-to-GPU path(s) beyond the P2P level %s (the worst is %s: PHB crosses a CPU host bridge, SYS the link between CPU sockets), so NCCL will not use P2P between those GPUs.", beyond, level, worst))
 	}
 	envOff := level == topo.PathLOC && levelRefs != nil
 	if envOff && s.LocalRanks != 1 && !s.HasTransport("P2P") {
@@ -216,7 +216,7 @@ func (d *diagnoser) intraNodeNet() (Diagnosis, bool) {
 	if n == 0 {
 		return Diagnosis{}, false
 	}
-	expl := printf.Sprintf("%d connection(s) between ranks of the same host go through the network transport. NCCL does this when neither P2P nor SHM is possible: SHM disabled, or the ranks see different /dev/shm (separate containers).", n)
+	expl := fmt.Sprintf("%d connection(s) between ranks of the same host go through the network transport. NCCL does this when neither P2P nor SHM is possible: SHM disabled, or the ranks see different /dev/shm (separate containers).", n)
 	if v, ref, ok := d.setting("NCCL_SHM_DISABLE"); ok && isOne(v) {
 		ev.add(ref)
 		expl += " NCCL_SHM_DISABLE=1 is set; unset it."
@@ -250,7 +250,7 @@ func (d *diagnoser) netSocket() (Diagnosis, bool) {
 	if multi {
 		sev = Warning
 		if conns > 0 {
-			expl += printf.Sprintf(" %d connection line(s) between hosts run over NET/Socket, which reaches a fraction of what RDMA NICs deliver and costs CPU time.", conns)
+			expl += fmt.Sprintf(" %d connection line(s) between hosts run over NET/Socket, which reaches a fraction of what RDMA NICs deliver and costs CPU time.", conns)
 		} else {
 			expl += " The job spans several hosts, so inter-node traffic runs over TCP."
 		}
@@ -308,7 +308,7 @@ func (d *diagnoser) noGDR() (Diagnosis, bool) {
 	}
 	return Diagnosis{ID: "no-gdrdma", Severity: Info, Title: "Network transfers without GPUDirect RDMA",
 		Links: links(linkNIC, linkGPUNIC, envLink("NCCL_NET_GDR_LEVEL")), Evidence: ev.list(),
-		Explanation: printf.Sprintf("None of the %d network connection line(s) carries /GDRDMA: the NIC reads and writes host memory and NCCL copies between it and the GPU. That is expected for one GPU per node without a nearby NIC or without the nvidia-peermem module, and costs bandwidth on fast networks. Check the GPU-NIC distance in the topology and whether the peer-memory kernel module is loaded.", rdma),
+		Explanation: fmt.Sprintf("None of the %d network connection line(s) carries /GDRDMA: the NIC reads and writes host memory and NCCL copies between it and the GPU. That is expected for one GPU per node without a nearby NIC or without the nvidia-peermem module, and costs bandwidth on fast networks. Check the GPU-NIC distance in the topology and whether the peer-memory kernel module is loaded.", rdma),
 	}, true
 }
 
@@ -330,7 +330,7 @@ func (d *diagnoser) fewChannels() (Diagnosis, bool) {
 		if count == 0 || int64(count) <= c.Value {
 			ev.add(ref)
 			sev = Warning
-			parts = append(parts, printf.Sprintf("%s=%d caps the number of channels; on NVLink machines NCCL would otherwise use many more.", name, c.Value))
+			parts = append(parts, fmt.Sprintf("%s=%d caps the number of channels; on NVLink machines NCCL would otherwise use many more.", name, c.Value))
 		}
 	}
 	values := map[int]bool{}
@@ -347,7 +347,7 @@ func (d *diagnoser) fewChannels() (Diagnosis, bool) {
 			ev.add(c.Line)
 		}
 		sev = Warning
-		parts = append(parts, printf.Sprintf("Ranks of what looks like one communicator report different channel counts (%s); every rank uses the minimum, so one rank with a worse topology or a stray cap slows everyone.", joinInts(vs)))
+		parts = append(parts, fmt.Sprintf("Ranks of what looks like one communicator report different channel counts (%s); every rank uses the minimum, so one rank with a worse topology or a stray cap slows everyone.", joinInts(vs)))
 	}
 	nvlink := !s.NVLSComms.Empty() || !s.NVLSSupported.Empty()
 	for _, g := range s.Graphs {
@@ -361,10 +361,10 @@ func (d *diagnoser) fewChannels() (Diagnosis, bool) {
 		}
 		for _, r := range s.Rings {
 			if len(ev.refs) < 4 {
-				ev.add(LineRef{r.Line, printf.Sprintf("Channel %02d/%02d", r.Channel, r.Of)})
+				ev.add(LineRef{r.Line, fmt.Sprintf("Channel %02d/%02d", r.Channel, r.Of)})
 			}
 		}
-		parts = append(parts, printf.Sprintf("The GPUs are NVLink-connected but only %d collective channel(s) are in use; NVLink systems normally get 16 or more.", count))
+		parts = append(parts, fmt.Sprintf("The GPUs are NVLink-connected but only %d collective channel(s) are in use; NVLink systems normally get 16 or more.", count))
 		sev = max(sev, Warning)
 	}
 	if len(parts) == 0 {
@@ -430,9 +430,9 @@ func (d *diagnoser) errorHandling(ev *evidence) string {
 	describe := func(mode int, where string) string {
 		name, ok := errorHandlingNames[mode]
 		if !ok {
-			return printf.Sprintf("TORCH_NCCL_ASYNC_ERROR_HANDLING is %d (%s), not one of the modes 0-3.", mode, where)
+			return fmt.Sprintf("TORCH_NCCL_ASYNC_ERROR_HANDLING is %d (%s), not one of the modes 0-3.", mode, where)
 		}
-		return printf.Sprintf("Error handling was mode %d (%s, %s): %s.", mode, name, where, errorHandlingEffect[mode])
+		return fmt.Sprintf("Error handling was mode %d (%s, %s): %s.", mode, name, where, errorHandlingEffect[mode])
 	}
 	for _, name := range []string{"TORCH_NCCL_ASYNC_ERROR_HANDLING", "NCCL_ASYNC_ERROR_HANDLING"} {
 		if v, ok := d.env.Lookup(name); ok {
@@ -475,19 +475,19 @@ func (d *diagnoser) collectiveTimeout() (Diagnosis, bool) {
 	ev.add(s.TimeoutLines.Lines...)
 	var b strings.Builder
 	if len(s.Timeouts) > 0 {
-		printf.Fprintf(&b, "The PyTorch watchdog found %d collective(s) that did not finish in time", len(s.Timeouts))
+		fmt.Fprintf(&b, "The PyTorch watchdog found %d collective(s) that did not finish in time", len(s.Timeouts))
 		if len(ops) > 0 {
-			printf.Fprintf(&b, " (%s)", strings.Join(sortedKeys(ops), ", "))
+			fmt.Fprintf(&b, " (%s)", strings.Join(sortedKeys(ops), ", "))
 		}
 		if len(ranks) > 0 {
-			printf.Fprintf(&b, " on %d rank(s)", len(ranks))
+			fmt.Fprintf(&b, " on %d rank(s)", len(ranks))
 		}
 		if timeoutMs > 0 {
-			printf.Fprintf(&b, "; the process-group timeout was %s", humanMs(timeoutMs))
+			fmt.Fprintf(&b, "; the process-group timeout was %s", humanMs(timeoutMs))
 		}
 		b.WriteString(".")
 		if timeoutMs > 0 && ranFor > 2*timeoutMs {
-			printf.Fprintf(&b, " One collective ran for %s before it was reported, far past the timeout: the watchdog itself was held up (a blocked CUDA or NCCL call).", humanMs(ranFor))
+			fmt.Fprintf(&b, " One collective ran for %s before it was reported, far past the timeout: the watchdog itself was held up (a blocked CUDA or NCCL call).", humanMs(ranFor))
 		}
 	} else {
 		b.WriteString("PyTorch reports failed or timed-out NCCL work.")
@@ -503,15 +503,15 @@ func (d *diagnoser) collectiveTimeout() (Diagnosis, bool) {
 func humanMs(ms int64) string {
 	switch {
 	case ms >= 3600000 && ms%60000 == 0:
-		return printf.Sprintf("%d min", ms/60000)
+		return fmt.Sprintf("%d min", ms/60000)
 	case ms >= 3600000:
-		return printf.Sprintf("%.1f h", float64(ms)/3600000)
+		return fmt.Sprintf("%.1f h", float64(ms)/3600000)
 	case ms >= 60000 && ms%60000 == 0:
-		return printf.Sprintf("%d min", ms/60000)
+		return fmt.Sprintf("%d min", ms/60000)
 	case ms >= 1000:
-		return printf.Sprintf("%.0f s", float64(ms)/1000)
+		return fmt.Sprintf("%.0f s", float64(ms)/1000)
 	}
-	return printf.Sprintf("%d ms", ms)
+	return fmt.Sprintf("%d ms", ms)
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -559,7 +559,7 @@ func (d *diagnoser) timeoutDesync() (Diagnosis, bool) {
 		var what []string
 		for _, k := range sortedTimeoutKeys(g) {
 			t := g[k]
-			what = append(what, printf.Sprintf("rank %d at #%d %s", t.Rank, t.SeqNum, t.OpType))
+			what = append(what, fmt.Sprintf("rank %d at #%d %s", t.Rank, t.SeqNum, t.OpType))
 			ev.add(d.timeoutLine(t))
 		}
 		name := pg
@@ -601,7 +601,7 @@ func (d *diagnoser) timeoutLine(t Timeout) LineRef {
 			return l
 		}
 	}
-	return LineRef{Line: t.Line, Text: printf.Sprintf("[Rank %d] timeout of WorkNCCL(SeqNum=%d, OpType=%s)", t.Rank, t.SeqNum, t.OpType)}
+	return LineRef{Line: t.Line, Text: fmt.Sprintf("[Rank %d] timeout of WorkNCCL(SeqNum=%d, OpType=%s)", t.Rank, t.SeqNum, t.OpType)}
 }
 
 func (d *diagnoser) heartbeatAbort() (Diagnosis, bool) {
@@ -615,7 +615,7 @@ func (d *diagnoser) heartbeatAbort() (Diagnosis, bool) {
 	for _, l := range s.WatchdogStuck.Lines {
 		if i := strings.Index(l.Text, "stuck for "); i >= 0 {
 			if n, ok := leadingInt(l.Text[i+len("stuck for "):]); ok {
-				expl += printf.Sprintf(" for %d s", n)
+				expl += fmt.Sprintf(" for %d s", n)
 				break
 			}
 		}
@@ -648,7 +648,7 @@ func (d *diagnoser) peerLost() (Diagnosis, bool) {
 	var ev evidence
 	ev.add(d.s.PeerLost.Lines...)
 	return Diagnosis{ID: "peer-connection-lost", Severity: Warning, Title: "A peer closed its connection",
-		Explanation: printf.Sprintf("%d NCCL warning(s) say the other end of a connection went away (closed socket, failed receive, or an RDMA completion error). That is usually the echo of another rank that crashed or was killed first: find the earliest error in the logs of all ranks. If every rank reports it at once, suspect the network (link flaps, wrong interface in NCCL_SOCKET_IFNAME, RDMA timeouts).", d.s.PeerLost.Count),
+		Explanation: fmt.Sprintf("%d NCCL warning(s) say the other end of a connection went away (closed socket, failed receive, or an RDMA completion error). That is usually the echo of another rank that crashed or was killed first: find the earliest error in the logs of all ranks. If every rank reports it at once, suspect the network (link flaps, wrong interface in NCCL_SOCKET_IFNAME, RDMA timeouts).", d.s.PeerLost.Count),
 		Evidence:    ev.list(), Links: links(linkTimeout, linkNIC, envLink("NCCL_SOCKET_IFNAME"), envLink("NCCL_IB_TIMEOUT"))}, true
 }
 
@@ -694,7 +694,7 @@ func (d *diagnoser) ncclWarn() (Diagnosis, bool) {
 		return Diagnosis{}, false
 	}
 	return Diagnosis{ID: "nccl-warn", Severity: Warning, Title: "NCCL warnings",
-		Explanation: printf.Sprintf("NCCL printed %d warning line(s) that none of the other diagnoses explains. NCCL warns right where an operation fails; the first warning in time is usually the cause and the rest are its consequences (the INFO lines that follow, such as \"file.cc:123 -> 3\", trace the error back up the call stack).", rest),
+		Explanation: fmt.Sprintf("NCCL printed %d warning line(s) that none of the other diagnoses explains. NCCL warns right where an operation fails; the first warning in time is usually the cause and the rest are its consequences (the INFO lines that follow, such as \"file.cc:123 -> 3\", trace the error back up the call stack).", rest),
 		Evidence:    ev.list(), Links: links(linkTroubleshoot, envLink("NCCL_DEBUG_SUBSYS"))}, true
 }
 
@@ -725,14 +725,14 @@ func (d *diagnoser) envNotApplied() (Diagnosis, bool) {
 				ev.add(t.First)
 			}
 		}
-		parts = append(parts, printf.Sprintf("NCCL_IB_DISABLE=1 is in the environment, yet the network in use is %q: the variable only turns off NCCL's built-in IB transport, and an external net plugin (such as the HPC-X IBext plugin) decides for itself.", s.Network))
+		parts = append(parts, fmt.Sprintf("NCCL_IB_DISABLE=1 is in the environment, yet the network in use is %q: the variable only turns off NCCL's built-in IB transport, and an external net plugin (such as the HPC-X IBext plugin) decides for itself.", s.Network))
 		ls = append(ls, linkNIC, envLink("NCCL_IB_DISABLE"))
 	}
 	for _, e := range s.EnvSettings {
 		v, ok := given(e.Name)
 		if ok && strings.TrimSpace(v) != e.Value && !(e.Name == "NCCL_P2P_DISABLE" && isOne(v) && e.Value == "1") {
 			ev.add(LineRef{Text: e.Name + "=" + v}, e.Line)
-			parts = append(parts, printf.Sprintf("The environment sets %s=%s but NCCL read %s.", e.Name, v, e.Value))
+			parts = append(parts, fmt.Sprintf("The environment sets %s=%s but NCCL read %s.", e.Name, v, e.Value))
 			ls = append(ls, envLink(e.Name))
 		}
 	}
@@ -805,7 +805,7 @@ func (d *diagnoser) envDiagnoses() []Diagnosis {
 		dg.Links = links(append(dg.Links, ls...)...)
 	}
 	for _, is := range c.check(entries) {
-		line := printf.Sprintf("%s=%s: %s", is.entry.Name, is.entry.Value, is.msg)
+		line := fmt.Sprintf("%s=%s: %s", is.entry.Name, is.entry.Value, is.msg)
 		if len(is.suggestions) > 0 {
 			line += " (did you mean " + strings.Join(is.suggestions, ", ") + "?)"
 		}

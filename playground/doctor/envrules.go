@@ -1,13 +1,13 @@
 package doctor
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // EnvEntry is one NAME=VALUE assignment, from pasted text (Line > 0) or
@@ -39,7 +39,7 @@ type envChecker struct {
 var defaultChecker = sync.OnceValues(func() (*envChecker, error) {
 	reg, err := ncclenv.DefaultRegistry()
 	if err != nil {
-		return nil, printf.Errorf("doctor: %w", err)
+		return nil, fmt.Errorf("doctor: %w", err)
 	}
 	return &envChecker{reg: reg}, nil
 })
@@ -95,7 +95,7 @@ func debugKnobMessage(name, value string) (string, Severity, bool) {
 		if v == "" || v == "WARN" || v == "VERSION" {
 			return "", Info, false
 		}
-		return printf.Sprintf("NCCL logs at %s: start-up is slower and the output floods; keep WARN for production runs", v), Info, true
+		return fmt.Sprintf("NCCL logs at %s: start-up is slower and the output floods; keep WARN for production runs", v), Info, true
 	case "NCCL_ALGO", "NCCL_PROTO":
 		if v == "" {
 			return "", Info, false
@@ -110,7 +110,7 @@ func debugKnobMessage(name, value string) (string, Severity, bool) {
 		if v == "" || v == "OFF" {
 			return "", Info, false
 		}
-		return printf.Sprintf("%s adds consistency checks around collectives (DETAIL checks every one through an extra Gloo group); use it to reproduce a problem, not in production", v), Info, true
+		return fmt.Sprintf("%s adds consistency checks around collectives (DETAIL checks every one through an extra Gloo group); use it to reproduce a problem, not in production", v), Info, true
 	case "TORCH_CPP_LOG_LEVEL":
 		if v == "" || v == "WARNING" || v == "ERROR" || v == "FATAL" || v == "1" || v == "2" || v == "3" {
 			return "", Info, false
@@ -191,7 +191,7 @@ func (c *envChecker) checkOne(e EnvEntry, probs []ncclenv.Problem) []envIssue {
 		case ncclenv.NotNCCL:
 			if p.ReplacedBy != "" {
 				out = append(out, envIssue{entry: e, id: "env-deprecated", sev: Warning,
-					msg:   printf.Sprintf("PyTorch's old spelling of %s; PyTorch still reads it but logs a deprecation warning, and the new name wins when both are set", p.ReplacedBy),
+					msg:   fmt.Sprintf("PyTorch's old spelling of %s; PyTorch still reads it but logs a deprecation warning, and the new name wins when both are set", p.ReplacedBy),
 					links: links(envLink(e.Name), envLink(p.ReplacedBy), linkIgnoredEnv)})
 			}
 		case ncclenv.BadValue, ncclenv.Clamped:
@@ -226,7 +226,7 @@ func (c *envChecker) checkOne(e EnvEntry, probs []ncclenv.Problem) []envIssue {
 		val := ncclenv.ParseCInt(strings.TrimSpace(e.Value))
 		if okDef && val.Digits && val.Rest == "" && !val.Overflow && val.Value == int64(def) {
 			out = append(out, envIssue{entry: e, id: "env-default", sev: Info,
-				msg:   printf.Sprintf("%d is already the default, so this line changes nothing", def),
+				msg:   fmt.Sprintf("%d is already the default, so this line changes nothing", def),
 				links: base})
 		}
 	}
@@ -283,7 +283,7 @@ func (c *envChecker) contradictions(last map[string]EnvEntry) []envIssue {
 		}
 	}
 	if minN > 0 && maxN > 0 && minN > maxN {
-		add(minE, Warning, printf.Sprintf("asks for at least %d channels while %s caps them at %d", minN, maxE.Name, maxN),
+		add(minE, Warning, fmt.Sprintf("asks for at least %d channels while %s caps them at %d", minN, maxE.Name, maxN),
 			links(envLink("NCCL_MIN_NCHANNELS"), envLink("NCCL_MAX_NCHANNELS"), linkChannels), maxE)
 	}
 	// A deprecated alias and its replacement with different values.
@@ -293,7 +293,7 @@ func (c *envChecker) contradictions(last map[string]EnvEntry) []envIssue {
 			continue
 		}
 		if repl, ok := get(v.DeprecatedAliasOf); ok && strings.TrimSpace(repl.Value) != strings.TrimSpace(e.Value) {
-			add(e, Warning, printf.Sprintf("disagrees with %s=%s, which wins; this old name is ignored", repl.Name, repl.Value),
+			add(e, Warning, fmt.Sprintf("disagrees with %s=%s, which wins; this old name is ignored", repl.Name, repl.Value),
 				links(envLink(name), envLink(repl.Name), linkIgnoredEnv), repl)
 		}
 	}

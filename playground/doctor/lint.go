@@ -2,10 +2,9 @@ package doctor
 
 import (
 	"bufio"
+	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // MaxEnvLines bounds how many lines LintEnv and ParseEnvText read.
@@ -25,7 +24,7 @@ func ParseEnvText(text string) ([]EnvEntry, []Finding) {
 		n++
 		if n > MaxEnvLines {
 			bad = append(bad, Finding{Line: n, ID: "env-parse", Severity: Warning,
-				Message: printf.Sprintf("only the first %d lines were read", MaxEnvLines), Links: []Link{linkIgnoredEnv}})
+				Message: fmt.Sprintf("only the first %d lines were read", MaxEnvLines), Links: []Link{linkIgnoredEnv}})
 			break
 		}
 		raw := sc.Text()
@@ -41,7 +40,7 @@ func ParseEnvText(text string) ([]EnvEntry, []Finding) {
 	}
 	if err := sc.Err(); err != nil {
 		bad = append(bad, Finding{Line: n + 1, ID: "env-parse", Severity: Warning,
-			Message: printf.Sprintf("reading stopped: %v", err), Links: []Link{linkIgnoredEnv}})
+			Message: fmt.Sprintf("reading stopped: %v", err), Links: []Link{linkIgnoredEnv}})
 	}
 	return entries, bad
 }
@@ -70,10 +69,10 @@ func parseEnvLine(raw string) (EnvEntry, bool, string) {
 	}
 	if name != strings.TrimSpace(name) {
 		return EnvEntry{Name: strings.TrimSpace(name), Value: value}, false,
-			printf.Sprintf("space before '=': NCCL's config-file reader would take %q, spaces included, as the name", name)
+			fmt.Sprintf("space before '=': NCCL's config-file reader would take %q, spaces included, as the name", name)
 	}
 	if !isEnvName(name) {
-		return EnvEntry{}, false, printf.Sprintf("%q is not a variable name", clip(name, 60))
+		return EnvEntry{}, false, fmt.Sprintf("%q is not a variable name", clip(name, 60))
 	}
 	value = strings.TrimSpace(value)
 	if len(value) >= 2 && (value[0] == '"' && value[len(value)-1] == '"' || value[0] == '\'' && value[len(value)-1] == '\'') {
@@ -97,7 +96,7 @@ func LintEnv(text string) []Finding {
 	for _, e := range entries {
 		if prev, dup := seen[e.Name]; dup {
 			out = append(out, Finding{Line: e.Line, Text: e.Text, Name: e.Name, Value: e.Value, ID: "env-duplicate", Severity: Warning,
-				Message: printf.Sprintf("also set on line %d; a shell keeps the last value, NCCL's config-file reader the first (it never overwrites)", prev.Line),
+				Message: fmt.Sprintf("also set on line %d; a shell keeps the last value, NCCL's config-file reader the first (it never overwrites)", prev.Line),
 				Links:   []Link{envLink(e.Name), linkIgnoredEnv}})
 		}
 		seen[e.Name] = e
@@ -105,7 +104,7 @@ func LintEnv(text string) []Finding {
 	for _, is := range c.check(entries) {
 		msg := is.msg
 		for _, a := range is.also {
-			msg += printf.Sprintf(" (see line %d: %s=%s)", a.Line, a.Name, a.Value)
+			msg += fmt.Sprintf(" (see line %d: %s=%s)", a.Line, a.Name, a.Value)
 		}
 		out = append(out, Finding{Line: is.entry.Line, Text: is.entry.Text, Name: is.entry.Name, Value: is.entry.Value,
 			ID: is.id, Severity: is.sev, Message: msg, Suggestions: is.suggestions, Links: is.links})

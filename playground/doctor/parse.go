@@ -5,11 +5,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // Options bounds the work and memory of ParseLog. Zero fields take the
@@ -82,19 +81,19 @@ func ParseLogContext(ctx context.Context, r io.Reader, opts Options) (*Summary, 
 	for n := 1; ; n++ {
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				readErr = printf.Errorf("doctor: parse stopped at line %d: %w", n, err)
+				readErr = fmt.Errorf("doctor: parse stopped at line %d: %w", n, err)
 				break
 			}
 		}
 		if opts.MaxBytes > 0 && p.s.Bytes >= opts.MaxBytes {
-			p.note(printf.Sprintf("stopped after %d bytes (the reading limit); the rest of the log was not read", p.s.Bytes))
+			p.note(fmt.Sprintf("stopped after %d bytes (the reading limit); the rest of the log was not read", p.s.Bytes))
 			break
 		}
 		line, truncated, size, err := readLine(br, buf[:0], opts.MaxLineBytes)
 		buf = line[:0]
 		if size == 0 && err != nil {
 			if !errors.Is(err, io.EOF) {
-				readErr = printf.Errorf("doctor: read line %d: %w", n, err)
+				readErr = fmt.Errorf("doctor: read line %d: %w", n, err)
 			}
 			break
 		}
@@ -106,7 +105,7 @@ func ParseLogContext(ctx context.Context, r io.Reader, opts Options) (*Summary, 
 		p.line(n, line)
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				readErr = printf.Errorf("doctor: read after line %d: %w", n, err)
+				readErr = fmt.Errorf("doctor: read after line %d: %w", n, err)
 			}
 			break
 		}
@@ -213,16 +212,16 @@ func (p *parser) note(msg string) {
 func (p *parser) finish() {
 	s := p.s
 	if s.BinaryLines > 0 {
-		p.note(printf.Sprintf("%d line(s) looked like binary data and were skipped", s.BinaryLines))
+		p.note(fmt.Sprintf("%d line(s) looked like binary data and were skipped", s.BinaryLines))
 	}
 	if s.TruncatedLines > 0 {
-		p.note(printf.Sprintf("%d line(s) were longer than %d bytes and were cut", s.TruncatedLines, p.opts.MaxLineBytes))
+		p.note(fmt.Sprintf("%d line(s) were longer than %d bytes and were cut", s.TruncatedLines, p.opts.MaxLineBytes))
 	}
 	if s.InvalidUTF8Lines > 0 {
-		p.note(printf.Sprintf("%d line(s) were not valid UTF-8; the bad bytes were replaced", s.InvalidUTF8Lines))
+		p.note(fmt.Sprintf("%d line(s) were not valid UTF-8; the bad bytes were replaced", s.InvalidUTF8Lines))
 	}
 	if p.merged > 0 {
-		p.note(printf.Sprintf("%d line(s) held output of several processes run together; only the last message of each was read", p.merged))
+		p.note(fmt.Sprintf("%d line(s) held output of several processes run together; only the last message of each was read", p.merged))
 	}
 	if s.Lines > 0 && s.Bytes > 0 && p.ncclLines == 0 && len(s.Versions) == 0 && s.NRanks == 0 && s.TotalConnections == 0 && s.Warnings.Count == 0 && len(s.Timeouts) == 0 && s.Heartbeat.Empty() {
 		p.note("no NCCL or PyTorch distributed messages were recognised; was the job run with NCCL_DEBUG=INFO?")

@@ -1,12 +1,12 @@
 package doctor
 
 import (
+	"fmt"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/distributed-nav/distributed-nav/playground/printf"
+	"text/tabwriter"
 )
 
 // transportLetter abbreviates a transport family in the rank matrix.
@@ -57,9 +57,9 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 func writeSummaryText(w io.Writer, s *Summary) {
-	printf.Fprintf(w, "Log: %d lines, %d bytes\n", s.Lines, s.Bytes)
+	fmt.Fprintf(w, "Log: %d lines, %d bytes\n", s.Lines, s.Bytes)
 	for _, n := range s.Notes {
-		printf.Fprintf(w, "  note: %s\n", n)
+		fmt.Fprintf(w, "  note: %s\n", n)
 	}
 	var vs []string
 	for _, v := range s.Versions {
@@ -69,41 +69,41 @@ func writeSummaryText(w io.Writer, s *Summary) {
 		}
 		vs = append(vs, x)
 	}
-	printf.Fprintf(w, "NCCL version: %s\n", orNone(strings.Join(vs, ", ")))
+	fmt.Fprintf(w, "NCCL version: %s\n", orNone(strings.Join(vs, ", ")))
 	if s.CUDADriver != "" {
-		printf.Fprintf(w, "CUDA driver: %s\n", s.CUDADriver)
+		fmt.Fprintf(w, "CUDA driver: %s\n", s.CUDADriver)
 	}
-	printf.Fprintf(w, "Ranks: %s, nodes: %s, local ranks: %s, hosts seen: %s\n", orUnknown(s.NRanks), orUnknown(s.NNodes),
+	fmt.Fprintf(w, "Ranks: %s, nodes: %s, local ranks: %s, hosts seen: %s\n", orUnknown(s.NRanks), orUnknown(s.NNodes),
 		orUnknown(s.LocalRanks), orNone(strings.Join(s.Hosts, ", ")))
 	net := s.Network
 	if net == "" {
 		net = "not printed"
 	}
-	printf.Fprintf(w, "Network: %s", net)
+	fmt.Fprintf(w, "Network: %s", net)
 	if len(s.NetDevices) > 0 {
-		printf.Fprintf(w, " (%s)", strings.Join(s.NetDevices, ", "))
+		fmt.Fprintf(w, " (%s)", strings.Join(s.NetDevices, ", "))
 	}
-	printf.Fprintln(w)
+	fmt.Fprintln(w)
 	var ts []string
 	for _, t := range s.Transports {
-		ts = append(ts, printf.Sprintf("%s ×%d", t.Kind, t.Count))
+		ts = append(ts, fmt.Sprintf("%s ×%d", t.Kind, t.Count))
 	}
-	printf.Fprintf(w, "Transports: %s\n", orNone(strings.Join(ts, ", ")))
-	printf.Fprintf(w, "Channels: %s", orUnknown(s.ChannelCount()))
+	fmt.Fprintf(w, "Transports: %s\n", orNone(strings.Join(ts, ", ")))
+	fmt.Fprintf(w, "Channels: %s", orUnknown(s.ChannelCount()))
 	for _, c := range s.Channels {
-		printf.Fprintf(w, " [coll %d", c.Coll)
+		fmt.Fprintf(w, " [coll %d", c.Coll)
 		if c.NVLS >= 0 {
-			printf.Fprintf(w, ", nvls %d", c.NVLS)
+			fmt.Fprintf(w, ", nvls %d", c.NVLS)
 		}
 		if c.CollNet >= 0 {
-			printf.Fprintf(w, ", collnet %d", c.CollNet)
+			fmt.Fprintf(w, ", collnet %d", c.CollNet)
 		}
 		if c.P2P >= 0 {
-			printf.Fprintf(w, ", p2p %d", c.P2P)
+			fmt.Fprintf(w, ", p2p %d", c.P2P)
 		}
-		printf.Fprint(w, "]")
+		fmt.Fprint(w, "]")
 	}
-	printf.Fprintln(w)
+	fmt.Fprintln(w)
 	nvls := "not printed"
 	switch {
 	case !s.NVLSComms.Empty():
@@ -120,41 +120,41 @@ func writeSummaryText(w io.Writer, s *Summary) {
 	case !s.CollNet.Empty():
 		collnet = "mentioned"
 	}
-	printf.Fprintf(w, "NVLS: %s; CollNet: %s\n", nvls, collnet)
+	fmt.Fprintf(w, "NVLS: %s; CollNet: %s\n", nvls, collnet)
 	for _, g := range s.Graphs {
-		printf.Fprintf(w, "Graph: pattern %d, %d channels, bw %.1f/%.1f GB/s, type %s/%s\n", g.Pattern, g.NChannels, g.BwIntra, g.BwInter, g.TypeIntra, g.TypeInter)
+		fmt.Fprintf(w, "Graph: pattern %d, %d channels, bw %.1f/%.1f GB/s, type %s/%s\n", g.Pattern, g.NChannels, g.BwIntra, g.BwInter, g.TypeIntra, g.TypeInter)
 	}
 	if len(s.AlgoChoices) > 0 {
-		printf.Fprintln(w, "Chosen algorithms:")
+		fmt.Fprintln(w, "Chosen algorithms:")
 		for _, a := range s.AlgoChoices {
 			fn := a.Func
 			if fn == "" {
 				fn = "(collective)"
 			}
-			printf.Fprintf(w, "  %s %d bytes -> %s/%s\n", fn, a.Bytes, a.Algorithm, a.Protocol)
+			fmt.Fprintf(w, "  %s %d bytes -> %s/%s\n", fn, a.Bytes, a.Algorithm, a.Protocol)
 		}
 	}
 	if t := s.Tuning; t != nil {
 		writeTuningText(w, t)
 	}
 	if len(s.EnvSettings) > 0 {
-		printf.Fprintln(w, "Environment echoed by NCCL:")
+		fmt.Fprintln(w, "Environment echoed by NCCL:")
 		for _, e := range s.EnvSettings {
-			printf.Fprintf(w, "  %s=%s (line %d)\n", e.Name, e.Value, e.Line.Line)
+			fmt.Fprintf(w, "  %s=%s (line %d)\n", e.Name, e.Value, e.Line.Line)
 		}
 	}
 	if len(s.Timeouts) > 0 {
-		printf.Fprintln(w, "Timeouts:")
+		fmt.Fprintln(w, "Timeouts:")
 		for _, t := range s.Timeouts {
-			printf.Fprintf(w, "  rank %d %s seq %d, timeout %d ms, ran %d ms (line %d)\n", t.Rank, t.OpType, t.SeqNum, t.TimeoutMs, t.RanForMs, t.Line)
+			fmt.Fprintf(w, "  rank %d %s seq %d, timeout %d ms, ran %d ms (line %d)\n", t.Rank, t.OpType, t.SeqNum, t.TimeoutMs, t.RanForMs, t.Line)
 		}
 	}
-	printf.Fprintf(w, "Warnings: %d NCCL WARN line(s), %d heartbeat/watchdog abort line(s)\n", s.Warnings.Count, s.Heartbeat.Count)
+	fmt.Fprintf(w, "Warnings: %d NCCL WARN line(s), %d heartbeat/watchdog abort line(s)\n", s.Warnings.Count, s.Heartbeat.Count)
 }
 
 func writeTuningText(w io.Writer, t *Tuning) {
-	printf.Fprintf(w, "TUNING table (line %d, %d table(s) in the log), latency us / bandwidth GB/s:\n", t.Line, t.Tables)
-	tw := newColumns(w, 2)
+	fmt.Fprintf(w, "TUNING table (line %d, %d table(s) in the log), latency us / bandwidth GB/s:\n", t.Line, t.Tables)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	header := "  FUNC"
 	var cols [][2]string
 	for _, a := range t.Algorithms {
@@ -163,7 +163,7 @@ func writeTuningText(w io.Writer, t *Tuning) {
 			cols = append(cols, [2]string{a, p})
 		}
 	}
-	printf.Fprintln(tw, header)
+	fmt.Fprintln(tw, header)
 	var funcs []string
 	seen := map[string]bool{}
 	for _, c := range t.Cells {
@@ -176,12 +176,12 @@ func writeTuningText(w io.Writer, t *Tuning) {
 		row := "  " + f
 		for _, c := range cols {
 			if cell, ok := t.Cell(f, c[0], c[1]); ok {
-				row += printf.Sprintf("\t%.1f/%.1f", cell.LatencyUs, cell.BwGBps)
+				row += fmt.Sprintf("\t%.1f/%.1f", cell.LatencyUs, cell.BwGBps)
 			} else {
 				row += "\t-"
 			}
 		}
-		printf.Fprintln(tw, row)
+		fmt.Fprintln(tw, row)
 	}
 	tw.Flush()
 }
@@ -197,13 +197,13 @@ func orUnknown(n int) string {
 	if n <= 0 {
 		return "unknown"
 	}
-	return printf.Sprint(n)
+	return fmt.Sprint(n)
 }
 
 // writeTopologyText draws the ranks per host and the transports between
 // ranks (a matrix for small jobs, a list otherwise).
 func writeTopologyText(w io.Writer, s *Summary) {
-	printf.Fprintln(w, "\nTopology")
+	fmt.Fprintln(w, "\nTopology")
 	if len(s.Ranks) > 0 {
 		ranks := append([]Rank(nil), s.Ranks...)
 		sort.SliceStable(ranks, func(i, j int) bool {
@@ -212,16 +212,16 @@ func writeTopologyText(w io.Writer, s *Summary) {
 			}
 			return ranks[i].Rank < ranks[j].Rank
 		})
-		tw := newColumns(w, 2)
-		printf.Fprintln(tw, "  RANK\tOF\tHOST\tCUDA\tNVML\tBUS ID")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  RANK\tOF\tHOST\tCUDA\tNVML\tBUS ID")
 		for _, r := range ranks {
-			printf.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\n", r.Rank, r.NRanks, orNone(r.Host), devStr(r.CUDADev), devStr(r.NVMLDev), r.BusID)
+			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\n", r.Rank, r.NRanks, orNone(r.Host), devStr(r.CUDADev), devStr(r.NVMLDev), r.BusID)
 		}
 		tw.Flush()
 	}
 	writePathsText(w, s)
 	if len(s.Pairs) == 0 {
-		printf.Fprintln(w, "  no connection lines (NCCL_DEBUG_SUBSYS=INIT prints them)")
+		fmt.Fprintln(w, "  no connection lines (NCCL_DEBUG_SUBSYS=INIT prints them)")
 		return
 	}
 	n := 0
@@ -239,26 +239,26 @@ func writeTopologyText(w io.Writer, s *Summary) {
 				cell[p.From][p.To] = transportLetter(p.Kind)
 			}
 		}
-		printf.Fprintln(w, "  transports from row rank to column rank (P=P2P S=SHM N=NET/RDMA T=NET/Socket C=CollNet .=not seen):")
+		fmt.Fprintln(w, "  transports from row rank to column rank (P=P2P S=SHM N=NET/RDMA T=NET/Socket C=CollNet .=not seen):")
 		var head strings.Builder
 		head.WriteString("       ")
 		for j := 0; j < n; j++ {
-			printf.Fprintf(&head, "%3d", j)
+			fmt.Fprintf(&head, "%3d", j)
 		}
-		printf.Fprintln(w, head.String())
+		fmt.Fprintln(w, head.String())
 		for i := 0; i < n; i++ {
 			var row strings.Builder
-			printf.Fprintf(&row, "    %3d", i)
+			fmt.Fprintf(&row, "    %3d", i)
 			for j := 0; j < n; j++ {
-				printf.Fprintf(&row, "  %c", cell[i][j])
+				fmt.Fprintf(&row, "  %c", cell[i][j])
 			}
-			printf.Fprintln(w, row.String())
+			fmt.Fprintln(w, row.String())
 		}
 		return
 	}
-	printf.Fprintln(w, "  transports between ranks:")
+	fmt.Fprintln(w, "  transports between ranks:")
 	for _, p := range s.Pairs {
-		printf.Fprintf(w, "    %d -> %d via %s\n", p.From, p.To, p.Kind)
+		fmt.Fprintf(w, "    %d -> %d via %s\n", p.From, p.To, p.Kind)
 	}
 }
 
@@ -302,13 +302,13 @@ func writePathsText(w io.Writer, s *Summary) {
 		return
 	}
 	sort.Strings(gpus)
-	printf.Fprintln(w, "  GPU-to-GPU path types from the GRAPH dump (row to column):")
-	tw := newColumns(w, 1)
+	fmt.Fprintln(w, "  GPU-to-GPU path types from the GRAPH dump (row to column):")
+	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
 	head := "    "
 	for _, g := range gpus {
 		head += "\t" + strings.TrimPrefix(g, "gpu/")
 	}
-	printf.Fprintln(tw, head)
+	fmt.Fprintln(tw, head)
 	for _, a := range gpus {
 		row := "    " + strings.TrimPrefix(a, "gpu/")
 		for _, b := range gpus {
@@ -318,7 +318,7 @@ func writePathsText(w io.Writer, s *Summary) {
 			}
 			row += "\t" + t
 		}
-		printf.Fprintln(tw, row)
+		fmt.Fprintln(tw, row)
 	}
 	tw.Flush()
 }
@@ -327,7 +327,7 @@ func devStr(d int) string {
 	if d < 0 {
 		return "-"
 	}
-	return printf.Sprint(d)
+	return fmt.Sprint(d)
 }
 
 // writeChannelsText draws the ring orders in the layout of `ncclsim topo`
@@ -336,59 +336,59 @@ func writeChannelsText(w io.Writer, s *Summary) {
 	if len(s.Rings) == 0 && len(s.Trees) == 0 {
 		return
 	}
-	printf.Fprintln(w, "\nChannels")
+	fmt.Fprintln(w, "\nChannels")
 	if len(s.Rings) > 0 {
-		printf.Fprintln(w, "  Rings (as rank 0 prints them):")
+		fmt.Fprintln(w, "  Rings (as rank 0 prints them):")
 		for _, r := range s.Rings {
 			var b strings.Builder
-			printf.Fprintf(&b, "    %2d:", r.Channel)
+			fmt.Fprintf(&b, "    %2d:", r.Channel)
 			for _, x := range r.Ranks {
-				printf.Fprintf(&b, " %d", x)
+				fmt.Fprintf(&b, " %d", x)
 			}
 			if len(r.Ranks) > 1 {
-				printf.Fprintf(&b, " -> %d", r.Ranks[0])
+				fmt.Fprintf(&b, " -> %d", r.Ranks[0])
 			}
-			printf.Fprintln(w, b.String())
+			fmt.Fprintln(w, b.String())
 		}
 	}
 	if len(s.Trees) > 0 {
-		printf.Fprintln(w, "  Trees (parent <- rank <- children, per channel):")
+		fmt.Fprintln(w, "  Trees (parent <- rank <- children, per channel):")
 		for _, t := range s.Trees {
 			down := "-"
 			if len(t.Down) > 0 {
 				parts := make([]string, len(t.Down))
 				for i, d := range t.Down {
-					parts[i] = printf.Sprint(d)
+					parts[i] = fmt.Sprint(d)
 				}
 				down = strings.Join(parts, ",")
 			}
-			up := printf.Sprint(t.Up)
+			up := fmt.Sprint(t.Up)
 			if t.Up < 0 {
 				up = "root"
 			}
-			printf.Fprintf(w, "    ch %2d: %s <- %d <- %s\n", t.Channel, up, t.Rank, down)
+			fmt.Fprintf(w, "    ch %2d: %s <- %d <- %s\n", t.Channel, up, t.Rank, down)
 		}
 	}
 }
 
 func writeDiagnosesText(w io.Writer, ds []Diagnosis) {
-	printf.Fprintln(w, "\nDiagnoses")
+	fmt.Fprintln(w, "\nDiagnoses")
 	if len(ds) == 0 {
-		printf.Fprintln(w, "  none")
+		fmt.Fprintln(w, "  none")
 		return
 	}
 	for _, d := range ds {
-		printf.Fprintf(w, "\n[%s] %s (%s)\n", d.Severity, d.Title, d.ID)
-		printf.Fprintf(w, "  %s\n", d.Explanation)
+		fmt.Fprintf(w, "\n[%s] %s (%s)\n", d.Severity, d.Title, d.ID)
+		fmt.Fprintf(w, "  %s\n", d.Explanation)
 		for _, e := range d.Evidence {
 			if e.Line > 0 {
-				printf.Fprintf(w, "  line %d: %s\n", e.Line, e.Text)
+				fmt.Fprintf(w, "  line %d: %s\n", e.Line, e.Text)
 			} else {
-				printf.Fprintf(w, "  environment: %s\n", e.Text)
+				fmt.Fprintf(w, "  environment: %s\n", e.Text)
 			}
 		}
 		for _, l := range d.Links {
-			printf.Fprintf(w, "  see %s: %s\n", l.Title, l.URL)
+			fmt.Fprintf(w, "  see %s: %s\n", l.Title, l.URL)
 		}
 	}
 }
@@ -397,12 +397,12 @@ func writeDiagnosesText(w io.Writer, ds []Diagnosis) {
 func WriteFindings(w io.Writer, fs []Finding) error {
 	ew := &errWriter{w: w}
 	if len(fs) == 0 {
-		printf.Fprintln(ew, "no findings")
+		fmt.Fprintln(ew, "no findings")
 	}
 	for _, f := range fs {
-		printf.Fprintln(ew, f.String())
+		fmt.Fprintln(ew, f.String())
 		for _, l := range f.Links {
-			printf.Fprintf(ew, "    see %s: %s\n", l.Title, l.URL)
+			fmt.Fprintf(ew, "    see %s: %s\n", l.Title, l.URL)
 		}
 	}
 	return ew.err
@@ -564,7 +564,7 @@ func WriteHTML(w io.Writer, s *Summary, ds []Diagnosis) error {
 	}
 	o.raw("\n</section>\n")
 	if _, err := w.Write(o.b); err != nil {
-		return printf.Errorf("doctor: render html: %w", err)
+		return fmt.Errorf("doctor: render html: %w", err)
 	}
 	return nil
 }

@@ -2,10 +2,9 @@ package doctor
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // Severity ranks a Diagnosis or Finding.
@@ -25,7 +24,7 @@ func (s Severity) String() string {
 	if s >= 0 && int(s) < len(severityNames) {
 		return severityNames[s]
 	}
-	return printf.Sprintf("Severity(%d)", int(s))
+	return fmt.Sprintf("Severity(%d)", int(s))
 }
 
 // MarshalJSON writes the severity as its name, a JSON string, the same
@@ -50,7 +49,7 @@ func (s *Severity) UnmarshalJSON(b []byte) error {
 			return nil
 		}
 	}
-	return printf.Errorf("severity: unknown name %q", name)
+	return fmt.Errorf("severity: unknown name %q", name)
 }
 
 // Report is the doctor's whole answer, the object `ncclsim doctor --json`
@@ -112,15 +111,15 @@ type Finding struct {
 func (f Finding) String() string {
 	var b strings.Builder
 	if f.Line > 0 {
-		printf.Fprintf(&b, "line %d: ", f.Line)
+		fmt.Fprintf(&b, "line %d: ", f.Line)
 	}
-	printf.Fprintf(&b, "%s: ", f.Severity)
+	fmt.Fprintf(&b, "%s: ", f.Severity)
 	if f.Name != "" {
-		printf.Fprintf(&b, "%s: ", f.Name)
+		fmt.Fprintf(&b, "%s: ", f.Name)
 	}
 	b.WriteString(f.Message)
 	if len(f.Suggestions) > 0 {
-		printf.Fprintf(&b, " (did you mean %s?)", strings.Join(f.Suggestions, ", "))
+		fmt.Fprintf(&b, " (did you mean %s?)", strings.Join(f.Suggestions, ", "))
 	}
 	return b.String()
 }

@@ -2,10 +2,9 @@ package estimate
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
-
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // CalibrationVersion is the version of the calibration file format.
@@ -99,14 +98,14 @@ type DatasetUse struct {
 func DefaultCalibration() (*Calibration, error) {
 	c := embeddedCalibration()
 	if err := c.check(); err != nil {
-		return nil, printf.Errorf("calibration: %w", err)
+		return nil, fmt.Errorf("calibration: %w", err)
 	}
 	return c, nil
 }
 
 func (c *Calibration) check() error {
 	if c.Version != CalibrationVersion {
-		return printf.Errorf("version %d, want %d", c.Version, CalibrationVersion)
+		return fmt.Errorf("version %d, want %d", c.Version, CalibrationVersion)
 	}
 	seen := map[Class]bool{}
 	for _, cp := range c.Classes {
@@ -114,21 +113,21 @@ func (c *Calibration) check() error {
 			return err
 		}
 		if seen[cp.Class] {
-			return printf.Errorf("class %s listed twice", cp.Class)
+			return fmt.Errorf("class %s listed twice", cp.Class)
 		}
 		seen[cp.Class] = true
 		for name, v := range map[string]float64{"efficiency": cp.Efficiency.Value, "latency_factor": cp.LatencyFactor.Value, "ramp_bytes_per_rank": cp.RampBytesPerRank.Value} {
 			if !(v > 0) || math.IsInf(v, 0) {
-				return printf.Errorf("class %s: %s %v must be positive and finite", cp.Class, name, v)
+				return fmt.Errorf("class %s: %s %v must be positive and finite", cp.Class, name, v)
 			}
 		}
 		if g := cp.RampGamma.Value; !(g > 0 && g <= 1) {
-			return printf.Errorf("class %s: ramp_gamma %v outside (0, 1]", cp.Class, g)
+			return fmt.Errorf("class %s: ramp_gamma %v outside (0, 1]", cp.Class, g)
 		}
 	}
 	for _, cl := range Classes() {
 		if !seen[cl] {
-			return printf.Errorf("class %s missing", cl)
+			return fmt.Errorf("class %s missing", cl)
 		}
 	}
 	return nil
@@ -141,7 +140,7 @@ func (c *Calibration) For(cl Class) (ClassParams, error) {
 			return cp, nil
 		}
 	}
-	return ClassParams{}, printf.Errorf("calibration has no class %q", cl)
+	return ClassParams{}, fmt.Errorf("calibration has no class %q", cl)
 }
 
 // round4 keeps four significant digits, so that the file does not depend

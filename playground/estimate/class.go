@@ -1,12 +1,12 @@
 package estimate
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/graph"
 	"github.com/distributed-nav/distributed-nav/playground/model"
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
@@ -70,7 +70,7 @@ func ParseClass(s string) (Class, error) {
 			return c, nil
 		}
 	}
-	return "", printf.Errorf("unknown path class %q", s)
+	return "", fmt.Errorf("unknown path class %q", s)
 }
 
 // Fabric is the kind of network between nodes.
@@ -93,7 +93,7 @@ func ParseFabric(s string) (Fabric, error) {
 	case "tcp", "socket", "sockets", "tcpx", "tcpxo":
 		return FabricTCP, nil
 	}
-	return "", printf.Errorf("unknown fabric %q (want auto, rdma, ib, roce or tcp)", s)
+	return "", fmt.Errorf("unknown fabric %q (want auto, rdma, ib, roce or tcp)", s)
 }
 
 // rdmaPrefixes are NIC names of verbs devices (mlx5_0, ibp12s0, bnxt_re0,
@@ -153,7 +153,7 @@ type Routing struct {
 // NIC names.
 func Route(res *model.Result, fabric Fabric) (Routing, error) {
 	if res == nil || res.Analysis == nil || res.Search == nil {
-		return Routing{}, printf.Errorf("route: incomplete model result")
+		return Routing{}, fmt.Errorf("route: incomplete model result")
 	}
 	if fabric == FabricAuto {
 		fabric = detectFabric(res.Analysis.Local)
@@ -164,7 +164,7 @@ func Route(res *model.Result, fabric Fabric) (Routing, error) {
 	}
 	pairs, err := res.Analysis.LocalPaths.GPUPairs()
 	if err != nil {
-		return Routing{}, printf.Errorf("route: %w", err)
+		return Routing{}, fmt.Errorf("route: %w", err)
 	}
 	n := res.Analysis.Local.Count(topo.GPU)
 	pc := make([]Class, n*n)

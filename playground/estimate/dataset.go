@@ -2,9 +2,9 @@ package estimate
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
 
@@ -100,7 +100,7 @@ func (d *Dataset) NRanks() int { return d.Hardware.NGPUs }
 
 func (d *Dataset) check() error {
 	if d.Schema != DatasetSchema {
-		return printf.Errorf("schema %d, want %d", d.Schema, DatasetSchema)
+		return fmt.Errorf("schema %d, want %d", d.Schema, DatasetSchema)
 	}
 	if strings.TrimSpace(d.ID) == "" {
 		return errors.New("empty id")
@@ -109,27 +109,27 @@ func (d *Dataset) check() error {
 		return errors.New("no source url")
 	}
 	if _, err := d.Func(); err != nil {
-		return printf.Errorf("run.collective: %w", err)
+		return fmt.Errorf("run.collective: %w", err)
 	}
 	if _, err := d.Datatype(); err != nil {
-		return printf.Errorf("run.dtype: %w", err)
+		return fmt.Errorf("run.dtype: %w", err)
 	}
 	if d.Hardware.NGPUs < 1 || d.Hardware.NNodes < 1 {
-		return printf.Errorf("hardware: %d GPUs on %d nodes", d.Hardware.NGPUs, d.Hardware.NNodes)
+		return fmt.Errorf("hardware: %d GPUs on %d nodes", d.Hardware.NGPUs, d.Hardware.NNodes)
 	}
 	if d.System.Preset == "" {
 		return errors.New("system.preset is empty")
 	}
 	if d.System.Nodes != d.Hardware.NNodes {
-		return printf.Errorf("system.nodes %d differs from hardware.n_nodes %d", d.System.Nodes, d.Hardware.NNodes)
+		return fmt.Errorf("system.nodes %d differs from hardware.n_nodes %d", d.System.Nodes, d.Hardware.NNodes)
 	}
 	if d.Hardware.NGPUs%d.Hardware.NNodes != 0 {
-		return printf.Errorf("%d GPUs do not divide over %d nodes", d.Hardware.NGPUs, d.Hardware.NNodes)
+		return fmt.Errorf("%d GPUs do not divide over %d nodes", d.Hardware.NGPUs, d.Hardware.NNodes)
 	}
 	switch d.System.Fabric {
 	case "", "ib", "roce", "tcp":
 	default:
-		return printf.Errorf("system.fabric %q: want ib, roce, tcp or empty", d.System.Fabric)
+		return fmt.Errorf("system.fabric %q: want ib, roce, tcp or empty", d.System.Fabric)
 	}
 	if d.System.Nodes > 1 && d.System.Fabric == "" {
 		return errors.New("a multi-node run needs system.fabric")
@@ -142,13 +142,13 @@ func (d *Dataset) check() error {
 	}
 	for i, r := range d.Rows {
 		if i > 0 && r.Bytes < d.Rows[i-1].Bytes {
-			return printf.Errorf("row %d: sizes not ascending (%d after %d)", i, r.Bytes, d.Rows[i-1].Bytes)
+			return fmt.Errorf("row %d: sizes not ascending (%d after %d)", i, r.Bytes, d.Rows[i-1].Bytes)
 		}
 		if r.TimeUs < 0 || r.AlgBwGBps < 0 || r.BusBwGBps < 0 {
-			return printf.Errorf("row %d (%d bytes): negative value", i, r.Bytes)
+			return fmt.Errorf("row %d (%d bytes): negative value", i, r.Bytes)
 		}
 		if r.Bytes > 0 && r.TimeUs == 0 {
-			return printf.Errorf("row %d (%d bytes): zero time", i, r.Bytes)
+			return fmt.Errorf("row %d (%d bytes): zero time", i, r.Bytes)
 		}
 	}
 	return nil
@@ -165,7 +165,7 @@ func DefaultDatasets() ([]*Dataset, error) {
 	sets := embeddedDatasets()
 	for _, d := range sets {
 		if err := d.check(); err != nil {
-			return nil, printf.Errorf("dataset %q: %w", d.ID, err)
+			return nil, fmt.Errorf("dataset %q: %w", d.ID, err)
 		}
 	}
 	return sets, nil

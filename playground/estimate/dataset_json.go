@@ -10,12 +10,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"sort"
 	"strings"
-
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // ParseDataset decodes and checks one dataset file. Unknown fields are
@@ -25,13 +24,13 @@ func ParseDataset(b []byte) (*Dataset, error) {
 	dec.DisallowUnknownFields()
 	var d Dataset
 	if err := dec.Decode(&d); err != nil {
-		return nil, printf.Errorf("dataset: %w", err)
+		return nil, fmt.Errorf("dataset: %w", err)
 	}
 	if dec.More() {
 		return nil, errors.New("dataset: trailing data after the JSON object")
 	}
 	if err := d.check(); err != nil {
-		return nil, printf.Errorf("dataset %q: %w", d.ID, err)
+		return nil, fmt.Errorf("dataset %q: %w", d.ID, err)
 	}
 	return &d, nil
 }
@@ -41,7 +40,7 @@ func ParseDataset(b []byte) (*Dataset, error) {
 func LoadDatasets(fsys fs.FS, dir string) ([]*Dataset, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		return nil, printf.Errorf("list datasets: %w", err)
+		return nil, fmt.Errorf("list datasets: %w", err)
 	}
 	var out []*Dataset
 	for _, e := range entries {
@@ -51,14 +50,14 @@ func LoadDatasets(fsys fs.FS, dir string) ([]*Dataset, error) {
 		}
 		b, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
 		if err != nil {
-			return nil, printf.Errorf("read dataset %s: %w", name, err)
+			return nil, fmt.Errorf("read dataset %s: %w", name, err)
 		}
 		d, err := ParseDataset(b)
 		if err != nil {
-			return nil, printf.Errorf("%s: %w", e.Name(), err)
+			return nil, fmt.Errorf("%s: %w", e.Name(), err)
 		}
 		if d.ID != name {
-			return nil, printf.Errorf("%s: id %q differs from the file name", e.Name(), d.ID)
+			return nil, fmt.Errorf("%s: id %q differs from the file name", e.Name(), d.ID)
 		}
 		out = append(out, d)
 	}

@@ -2,12 +2,12 @@ package estimate
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sort"
 	"sync"
 
 	"github.com/distributed-nav/distributed-nav/playground/model"
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
 
@@ -95,17 +95,17 @@ type System struct {
 // network class of multi-node jobs (FabricAuto guesses from NIC names).
 func NewSystem(res *model.Result, fabric Fabric, cal *Calibration) (*System, error) {
 	if res == nil || res.Tune == nil {
-		return nil, printf.Errorf("estimate: no model")
+		return nil, fmt.Errorf("estimate: no model")
 	}
 	if cal == nil {
-		return nil, printf.Errorf("estimate: no calibration")
+		return nil, fmt.Errorf("estimate: no calibration")
 	}
 	if err := cal.check(); err != nil {
-		return nil, printf.Errorf("estimate: %w", err)
+		return nil, fmt.Errorf("estimate: %w", err)
 	}
 	rt, err := Route(res, fabric)
 	if err != nil {
-		return nil, printf.Errorf("estimate: %w", err)
+		return nil, fmt.Errorf("estimate: %w", err)
 	}
 	s := &System{res: res, route: rt, cal: cal, params: map[Class]ClassParams{}, curves: map[curveKey]*curve{}}
 	for _, cp := range cal.Classes {
@@ -164,7 +164,7 @@ func (s *System) termsOf(c cell) (terms, Class, error) {
 	}
 	cp, ok := s.params[cl]
 	if !ok {
-		return terms{}, cl, printf.Errorf("calibration has no class %q", cl)
+		return terms{}, cl, fmt.Errorf("calibration has no class %q", cl)
 	}
 	return terms{
 		lat:     cp.LatencyFactor.Value * c.lat,
@@ -209,7 +209,7 @@ func calTime(t terms, sbus float64) float64 {
 // buffer for AllGather and ReduceScatter, as NCCL's own nBytes).
 func (s *System) Estimate(req tune.Request) (Estimate, error) {
 	if req.NBytes > MaxBytes {
-		return Estimate{}, printf.Errorf("estimate: %d bytes exceeds the limit of %d", req.NBytes, MaxBytes)
+		return Estimate{}, fmt.Errorf("estimate: %d bytes exceeds the limit of %d", req.NBytes, MaxBytes)
 	}
 	cv, err := s.curveFor(req)
 	if err != nil {
@@ -228,10 +228,10 @@ func (s *System) Sweep(ctx context.Context, f tune.Func, sizes []uint64, tmpl tu
 	out := make([]Estimate, 0, len(sizes))
 	for _, n := range sizes {
 		if err := ctx.Err(); err != nil {
-			return out, printf.Errorf("sweep: %w", err)
+			return out, fmt.Errorf("sweep: %w", err)
 		}
 		if n > MaxBytes {
-			return out, printf.Errorf("sweep: %d bytes exceeds the limit of %d", n, MaxBytes)
+			return out, fmt.Errorf("sweep: %d bytes exceeds the limit of %d", n, MaxBytes)
 		}
 		tmpl.NBytes = n
 		e, err := s.estimate(tmpl, cv)
@@ -247,7 +247,7 @@ func (s *System) estimate(req tune.Request, cv *curve) (Estimate, error) {
 	m := s.res.Tune
 	c, err := m.Select(req)
 	if err != nil {
-		return Estimate{}, printf.Errorf("estimate: %w", err)
+		return Estimate{}, fmt.Errorf("estimate: %w", err)
 	}
 	n := m.Sys.NRanks
 	bf := BusBwFactor(req.Func, n)
@@ -268,7 +268,7 @@ func (s *System) estimate(req tune.Request, cv *curve) (Estimate, error) {
 	ce := s.cellOf(req.Func, c.Algo, c.Proto, req.NumPipeOps)
 	t, cl, err := s.termsOf(ce)
 	if err != nil {
-		return Estimate{}, printf.Errorf("estimate: %w", err)
+		return Estimate{}, fmt.Errorf("estimate: %w", err)
 	}
 	sbus := float64(req.NBytes) * bf
 	tc := calTime(t, sbus)
@@ -313,9 +313,9 @@ func supportText(cp ClassParams) string {
 	case n == 0:
 		return "no measurement of this class: parameters are defaults, treat the calibrated value as a guess"
 	case n == 1:
-		return printf.Sprintf("one dataset (%s) supports the %s parameters: the band is that run's own fit error, not a spread between systems", cp.Efficiency.Datasets[0], cp.Class)
+		return fmt.Sprintf("one dataset (%s) supports the %s parameters: the band is that run's own fit error, not a spread between systems", cp.Efficiency.Datasets[0], cp.Class)
 	}
-	return printf.Sprintf("%d datasets support the %s efficiency", n, cp.Class)
+	return fmt.Sprintf("%d datasets support the %s efficiency", n, cp.Class)
 }
 
 // curveKey identifies the selection inputs of a curve.
@@ -341,7 +341,7 @@ func (c *curve) segment(n uint64) int {
 
 func (s *System) curveFor(req tune.Request) (*curve, error) {
 	if !req.Func.Valid() {
-		return nil, printf.Errorf("estimate: invalid collective %d", int(req.Func))
+		return nil, fmt.Errorf("estimate: invalid collective %d", int(req.Func))
 	}
 	k := curveKey{req.Func, req.Datatype, req.Op, max(req.NumPipeOps, 1)}
 	s.mu.Lock()
@@ -369,7 +369,7 @@ type pick struct {
 func segmentsOf(m *tune.Model, req tune.Request) ([]uint64, []pick, error) {
 	segs, err := Segments(m, req, curveTop)
 	if err != nil {
-		return nil, nil, printf.Errorf("estimate: %w", err)
+		return nil, nil, fmt.Errorf("estimate: %w", err)
 	}
 	var starts []uint64
 	var picks []pick
@@ -402,7 +402,7 @@ func (s *System) buildCurve(req tune.Request) (*curve, error) {
 		ce := s.cellOf(req.Func, picks[i-1].a, picks[i-1].p, req.NumPipeOps)
 		t, _, err := s.termsOf(ce)
 		if err != nil {
-			return nil, printf.Errorf("estimate: %w", err)
+			return nil, fmt.Errorf("estimate: %w", err)
 		}
 		tEnd := calTime(t, float64(end)*bf)
 		pm, pf := cv.prefMax[i-1], cv.prefFrom[i-1]

@@ -2,6 +2,7 @@ package estimate
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -9,7 +10,6 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/model"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
 	"github.com/distributed-nav/distributed-nav/playground/presets"
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
 
@@ -44,15 +44,15 @@ type Builder func(ctx context.Context, ref SystemRef) (*model.Result, error)
 func BuildPreset(ctx context.Context, ref SystemRef) (*model.Result, error) {
 	p, err := presets.Get(ref.Preset)
 	if err != nil {
-		return nil, printf.Errorf("build %s: %w", ref.Preset, err)
+		return nil, fmt.Errorf("build %s: %w", ref.Preset, err)
 	}
 	host, _, err := p.System()
 	if err != nil {
-		return nil, printf.Errorf("build %s: %w", ref.Preset, err)
+		return nil, fmt.Errorf("build %s: %w", ref.Preset, err)
 	}
 	res, err := model.Build(ctx, host, ref.Nodes, ncclenv.New(ref.Env))
 	if err != nil {
-		return nil, printf.Errorf("build %s x%d: %w", ref.Preset, ref.Nodes, err)
+		return nil, fmt.Errorf("build %s x%d: %w", ref.Preset, ref.Nodes, err)
 	}
 	return res, nil
 }
@@ -67,7 +67,7 @@ func CachedBuilder(b Builder) Builder {
 			keys = append(keys, k+"="+v)
 		}
 		sort.Strings(keys)
-		key := printf.Sprintf("%s|%d|%s", ref.Preset, ref.Nodes, strings.Join(keys, ","))
+		key := fmt.Sprintf("%s|%d|%s", ref.Preset, ref.Nodes, strings.Join(keys, ","))
 		if r, ok := cache[key]; ok {
 			return r, nil
 		}
@@ -125,15 +125,15 @@ type prow struct {
 func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) {
 	res, err := build(ctx, d.System)
 	if err != nil {
-		return nil, printf.Errorf("dataset %s: %w", d.ID, err)
+		return nil, fmt.Errorf("dataset %s: %w", d.ID, err)
 	}
 	m := res.Tune
 	if m.Sys.NRanks != d.NRanks() {
-		return nil, printf.Errorf("dataset %s: preset %s x%d has %d ranks, the run %d", d.ID, d.System.Preset, d.System.Nodes, m.Sys.NRanks, d.NRanks())
+		return nil, fmt.Errorf("dataset %s: preset %s x%d has %d ranks, the run %d", d.ID, d.System.Preset, d.System.Nodes, m.Sys.NRanks, d.NRanks())
 	}
 	rt, err := Route(res, FabricOf(d.System))
 	if err != nil {
-		return nil, printf.Errorf("dataset %s: %w", d.ID, err)
+		return nil, fmt.Errorf("dataset %s: %w", d.ID, err)
 	}
 	f, err := d.Func()
 	if err != nil {
@@ -146,7 +146,7 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 	req := tune.Request{Func: f, Datatype: dt}
 	starts, picks, err := segmentsOf(m, req)
 	if err != nil {
-		return nil, printf.Errorf("dataset %s: %w", d.ID, err)
+		return nil, fmt.Errorf("dataset %s: %w", d.ID, err)
 	}
 	p := &prepared{d: d, f: f, n: m.Sys.NRanks, bf: BusBwFactor(f, m.Sys.NRanks), route: rt}
 	for i, pk := range picks {
@@ -163,12 +163,12 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, printf.Errorf("dataset %s: %w", d.ID, err)
+			return nil, fmt.Errorf("dataset %s: %w", d.ID, err)
 		}
 		req.NBytes = r.Bytes
 		c, err := m.Select(req)
 		if err != nil {
-			return nil, printf.Errorf("dataset %s, %d bytes: %w", d.ID, r.Bytes, err)
+			return nil, fmt.Errorf("dataset %s, %d bytes: %w", d.ID, r.Bytes, err)
 		}
 		seg := sort.Search(len(starts), func(i int) bool { return starts[i] > r.Bytes }) - 1
 		ce := cellFor(m, f, c.Algo, c.Proto, 1)
@@ -177,7 +177,7 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 			c: ce, seg: seg, model: float64(c.TimeUs), mAlgo: c.Algo, mProto: c.Proto})
 	}
 	if len(p.rows) == 0 {
-		return nil, printf.Errorf("dataset %s: no row with a positive size", d.ID)
+		return nil, fmt.Errorf("dataset %s: no row with a positive size", d.ID)
 	}
 	p.class = rt.Algo[p.rows[len(p.rows)-1].c.a]
 	return p, nil
@@ -281,7 +281,7 @@ func Fit(ctx context.Context, sets []*Dataset, build Builder) (*Calibration, err
 		}
 	}
 	if len(fitted) == 0 {
-		return nil, printf.Errorf("fit: no dataset is marked fit")
+		return nil, fmt.Errorf("fit: no dataset is marked fit")
 	}
 	// Which datasets constrain what.
 	type support struct{ eff, lam, rho []string }
@@ -404,7 +404,7 @@ func Fit(ctx context.Context, sets []*Dataset, build Builder) (*Calibration, err
 	}
 	// Error bands, measured with the rounded parameters on every dataset.
 	if err := cal.check(); err != nil {
-		return nil, printf.Errorf("fit: %w", err)
+		return nil, fmt.Errorf("fit: %w", err)
 	}
 	fin := paramSetOf(cal)
 	errs := map[Class][]float64{}
@@ -540,9 +540,9 @@ func supportNote(ids []string, sources map[string]string) string {
 	case len(ids) == 1:
 		return "fitted on one dataset only (" + ids[0] + "): a single run supports this value"
 	case len(src) == 1:
-		return printf.Sprintf("fitted on %d datasets that all come from one published source: a single system supports this value", len(ids))
+		return fmt.Sprintf("fitted on %d datasets that all come from one published source: a single system supports this value", len(ids))
 	}
-	return printf.Sprintf("fitted on %d datasets from %d sources", len(ids), len(src))
+	return fmt.Sprintf("fitted on %d datasets from %d sources", len(ids), len(src))
 }
 
 func uniq(s []string) []string {
@@ -580,9 +580,9 @@ var (
 func (b box) boundNote(v float64) string {
 	switch {
 	case v <= b.lo*1.001:
-		return printf.Sprintf("; at the lower bound %g of its range", b.lo)
+		return fmt.Sprintf("; at the lower bound %g of its range", b.lo)
 	case v >= b.hi/1.001:
-		return printf.Sprintf("; at the upper bound %g of its range", b.hi)
+		return fmt.Sprintf("; at the upper bound %g of its range", b.hi)
 	}
 	return ""
 }

@@ -1,7 +1,8 @@
 package estimate
 
 import (
-	"github.com/distributed-nav/distributed-nav/playground/printf"
+	"fmt"
+
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
 
@@ -42,10 +43,10 @@ func BusBwGBps(f tune.Func, nRanks int, size uint64, timeUs float64) float64 {
 // eltSize (src/common.cu, TimeTest); the count column is the per-rank count.
 func TestSize(f tune.Func, requested uint64, eltSize, nRanks int) (size, count uint64, err error) {
 	if eltSize <= 0 || 16%eltSize != 0 {
-		return 0, 0, printf.Errorf("nccl-tests size: element size %d does not divide 16", eltSize)
+		return 0, 0, fmt.Errorf("nccl-tests size: element size %d does not divide 16", eltSize)
 	}
 	if nRanks < 1 {
-		return 0, 0, printf.Errorf("nccl-tests size: %d ranks", nRanks)
+		return 0, 0, fmt.Errorf("nccl-tests size: %d ranks", nRanks)
 	}
 	es := uint64(eltSize)
 	n := requested / es
@@ -57,5 +58,5 @@ func TestSize(f tune.Func, requested uint64, eltSize, nRanks int) (size, count u
 	case tune.AllReduce, tune.Broadcast, tune.Reduce:
 		return n * es, n, nil
 	}
-	return 0, 0, printf.Errorf("nccl-tests size: unknown collective %v", f)
+	return 0, 0, fmt.Errorf("nccl-tests size: unknown collective %v", f)
 }

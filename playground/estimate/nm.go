@@ -2,10 +2,9 @@ package estimate
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sort"
-
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // minimize runs the Nelder–Mead simplex method on f from x0 with initial
@@ -52,7 +51,7 @@ func nelderMead(ctx context.Context, f func([]float64) float64, x0 []float64, st
 	for iter := 0; iter < maxIter; iter++ {
 		if iter%64 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, 0, printf.Errorf("fit: %w", err)
+				return nil, 0, fmt.Errorf("fit: %w", err)
 			}
 		}
 		sort.SliceStable(simplex, func(i, j int) bool { return simplex[i].fx < simplex[j].fx })

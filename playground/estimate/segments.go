@@ -1,9 +1,9 @@
 package estimate
 
 import (
+	"fmt"
 	"math"
 
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
 
@@ -33,7 +33,7 @@ func Segments(m *tune.Model, req tune.Request, hi uint64) ([]Segment, error) {
 		r.NBytes = n
 		c, err := m.Select(r)
 		if err != nil {
-			return key{}, printf.Errorf("segments: %w", err)
+			return key{}, fmt.Errorf("segments: %w", err)
 		}
 		return key{c.Algo, c.Proto, c.NChannels}, nil
 	}

@@ -2,9 +2,9 @@ package estimate
 
 import (
 	"context"
+	"fmt"
 	"math"
 
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
 
@@ -78,18 +78,18 @@ func Validate(ctx context.Context, sets []*Dataset, build Builder, cal *Calibrat
 	var allM, allC, fitM, fitC []float64
 	for _, d := range sets {
 		if err := ctx.Err(); err != nil {
-			return nil, printf.Errorf("validate: %w", err)
+			return nil, fmt.Errorf("validate: %w", err)
 		}
 		res, err := build(ctx, d.System)
 		if err != nil {
-			return nil, printf.Errorf("validate %s: %w", d.ID, err)
+			return nil, fmt.Errorf("validate %s: %w", d.ID, err)
 		}
 		if res.Tune.Sys.NRanks != d.NRanks() {
-			return nil, printf.Errorf("validate %s: preset has %d ranks, the run %d", d.ID, res.Tune.Sys.NRanks, d.NRanks())
+			return nil, fmt.Errorf("validate %s: preset has %d ranks, the run %d", d.ID, res.Tune.Sys.NRanks, d.NRanks())
 		}
 		sys, err := NewSystem(res, FabricOf(d.System), cal)
 		if err != nil {
-			return nil, printf.Errorf("validate %s: %w", d.ID, err)
+			return nil, fmt.Errorf("validate %s: %w", d.ID, err)
 		}
 		f, err := d.Func()
 		if err != nil {
@@ -107,7 +107,7 @@ func Validate(ctx context.Context, sets []*Dataset, build Builder, cal *Calibrat
 			}
 			e, err := sys.Estimate(tune.Request{Func: f, NBytes: r.Bytes, Datatype: dt})
 			if err != nil {
-				return nil, printf.Errorf("validate %s, %d bytes: %w", d.ID, r.Bytes, err)
+				return nil, fmt.Errorf("validate %s, %d bytes: %w", d.ID, r.Bytes, err)
 			}
 			pt := Point{Bytes: r.Bytes, Measured: r.BusBwGBps, Model: e.Model.BusBwGBps, Calibrated: e.Calibrated.BusBwGBps,
 				Algo: e.Model.Algo, Proto: e.Model.Proto, Class: e.Calibrated.Class, Held: e.Calibrated.Held,

@@ -2,9 +2,9 @@ package graph
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 )
 
@@ -95,7 +95,7 @@ func (r *Result) Steps() int64 {
 // disabled by default (config.collnetEnable = 0).
 func SearchAll(ctx context.Context, a *topo.Analysis, env ncclenv.Env) (*Result, error) {
 	if a == nil || a.Local == nil {
-		return nil, printf.Errorf("search: no analysed system")
+		return nil, fmt.Errorf("search: no analysed system")
 	}
 	res := &Result{analysis: a}
 	param := func(name string, def int64) int64 {
@@ -114,11 +114,11 @@ func SearchAll(ctx context.Context, a *topo.Analysis, env ncclenv.Env) (*Result,
 
 	ring, err := search(ctx, pr, crossNic, Params{ID: 0, Pattern: Ring, MinChannels: 1, MaxChannels: MaxChannels / 2})
 	if err != nil {
-		return nil, printf.Errorf("ring: %w", err)
+		return nil, fmt.Errorf("ring: %w", err)
 	}
 	tree, err := search(ctx, pr, crossNic, Params{ID: 1, Pattern: BalancedTree, MinChannels: ring.NChannels, MaxChannels: ring.NChannels})
 	if err != nil {
-		return nil, printf.Errorf("tree: %w", err)
+		return nil, fmt.Errorf("tree: %w", err)
 	}
 	res.Ring, res.Tree = ring, tree
 
@@ -132,7 +132,7 @@ func SearchAll(ctx context.Context, a *topo.Analysis, env ncclenv.Env) (*Result,
 	if res.NVLSSupport {
 		nvls, err := search(ctx, pr, crossNic, Params{ID: 3, Pattern: NVLS, MinChannels: 1, MaxChannels: MaxChannels})
 		if err != nil {
-			return nil, printf.Errorf("nvls: %w", err)
+			return nil, fmt.Errorf("nvls: %w", err)
 		}
 		if nvls.NChannels == 0 {
 			res.NVLSSupport = false

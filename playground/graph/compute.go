@@ -2,9 +2,9 @@ package graph
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 )
 
@@ -45,14 +45,14 @@ func SpeedArray(ccMin int, inter bool) []float32 {
 func Search(ctx context.Context, a *topo.Analysis, env ncclenv.Env, p Params) (*Graph, error) {
 	crossNic, _ := env.Param("NCCL_CROSS_NIC", 2)
 	if a == nil || a.Local == nil {
-		return nil, printf.Errorf("search: no analysed system")
+		return nil, fmt.Errorf("search: no analysed system")
 	}
 	return search(ctx, newPrep(a), crossNic, p)
 }
 
 func search(ctx context.Context, pr *prep, crossNicParam int64, p Params) (*Graph, error) {
 	if p.MaxChannels < 1 || p.MaxChannels > MaxChannels || p.MinChannels < 0 || p.MinChannels > p.MaxChannels {
-		return nil, printf.Errorf("search: channel bounds %d..%d outside 0..%d", p.MinChannels, p.MaxChannels, MaxChannels)
+		return nil, fmt.Errorf("search: channel bounds %d..%d outside 0..%d", p.MinChannels, p.MaxChannels, MaxChannels)
 	}
 	s := newSearcher(ctx, pr, crossNicParam)
 	g := newState(s.ngpus)
@@ -135,7 +135,7 @@ func (s *searcher) compute(graph *state) error {
 
 	for {
 		if err := s.ctx.Err(); err != nil {
-			return printf.Errorf("graph search (pattern %s): %w", graph.pattern, err)
+			return fmt.Errorf("graph search (pattern %s): %w", graph.pattern, err)
 		}
 		time := searchTimeout
 		if tmp.sameChannels != 0 {
@@ -149,7 +149,7 @@ func (s *searcher) compute(graph *state) error {
 		s.searchRec()
 		time = s.time
 		if s.err != nil {
-			return printf.Errorf("graph search (pattern %s): %w", graph.pattern, s.err)
+			return fmt.Errorf("graph search (pattern %s): %w", graph.pattern, s.err)
 		}
 
 		if pass == 1 && time != -1 && float32(graph.nChannels)*graph.bwInter < s.totalBw {

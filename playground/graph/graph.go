@@ -1,7 +1,8 @@
 package graph
 
 import (
-	"github.com/distributed-nav/distributed-nav/playground/printf"
+	"fmt"
+
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 )
 
@@ -35,7 +36,7 @@ func (p Pattern) String() string {
 	case CollNetDirect:
 		return "COLLNET_DIRECT"
 	}
-	return printf.Sprintf("Pattern(%d)", int(p))
+	return fmt.Sprintf("Pattern(%d)", int(p))
 }
 
 // MaxChannels is MAXCHANNELS (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/include/device.h#L91).

@@ -8,12 +8,12 @@ package model
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math"
 
 	"github.com/distributed-nav/distributed-nav/playground/graph"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
@@ -34,35 +34,35 @@ type Result struct {
 // identical nodes with environment env. The search honours ctx.
 func Build(ctx context.Context, host *topo.System, nodes int, env ncclenv.Env) (*Result, error) {
 	if host == nil {
-		return nil, printf.Errorf("model: no topology")
+		return nil, fmt.Errorf("model: no topology")
 	}
 	if nodes < 1 {
-		return nil, printf.Errorf("model: %d nodes, want at least 1", nodes)
+		return nil, fmt.Errorf("model: %d nodes, want at least 1", nodes)
 	}
 	sys, err := host.Replicate(nodes)
 	if err != nil {
-		return nil, printf.Errorf("model: %w", err)
+		return nil, fmt.Errorf("model: %w", err)
 	}
 	a, err := topo.Analyze(sys, env)
 	if err != nil {
-		return nil, printf.Errorf("model: analyse topology: %w", err)
+		return nil, fmt.Errorf("model: analyse topology: %w", err)
 	}
 	sr, err := graph.SearchAll(ctx, a, env)
 	if err != nil {
-		return nil, printf.Errorf("model: graph search: %w", err)
+		return nil, fmt.Errorf("model: graph search: %w", err)
 	}
 	opts, err := tune.OptionsFromEnv(env)
 	if err != nil {
-		return nil, printf.Errorf("model: %w", err)
+		return nil, fmt.Errorf("model: %w", err)
 	}
 	ts, tg := TuneInputs(sr, a.Local)
 	tm, err := tune.NewModel(ts, tg, opts)
 	if err != nil {
-		return nil, printf.Errorf("model: tuning: %w", err)
+		return nil, fmt.Errorf("model: tuning: %w", err)
 	}
 	res := &Result{System: sys, Analysis: a, Search: sr, Tune: tm, Notes: append([]string(nil), sr.Notes...)}
 	if sr.NChannels != tm.CommNChannels {
-		res.Notes = append(res.Notes, printf.Sprintf("graph search derived %d channels, the tuning model %d; the tuning model's count is used", sr.NChannels, tm.CommNChannels))
+		res.Notes = append(res.Notes, fmt.Sprintf("graph search derived %d channels, the tuning model %d; the tuning model's count is used", sr.NChannels, tm.CommNChannels))
 	}
 	return res, nil
 }
@@ -72,7 +72,7 @@ func Build(ctx context.Context, host *topo.System, nodes int, env ncclenv.Env) (
 func BuildXML(ctx context.Context, r io.Reader, nodes int, env ncclenv.Env) (*Result, []topo.Warning, error) {
 	host, warns, err := topo.ParseXML(r)
 	if err != nil {
-		return nil, warns, printf.Errorf("model: parse topology: %w", err)
+		return nil, warns, fmt.Errorf("model: parse topology: %w", err)
 	}
 	res, err := Build(ctx, host, nodes, env)
 	return res, warns, err

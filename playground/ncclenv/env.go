@@ -4,11 +4,10 @@
 package ncclenv
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // Env is an immutable set of NCCL environment variables. The zero value is an
@@ -34,7 +33,7 @@ func ParseAssignments(list []string) (Env, error) {
 		name, val, ok := strings.Cut(a, "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
-			return Env{}, printf.Errorf("env assignment %q: want NAME=VALUE", a)
+			return Env{}, fmt.Errorf("env assignment %q: want NAME=VALUE", a)
 		}
 		m[name] = strings.TrimSpace(val)
 	}
@@ -77,7 +76,7 @@ func (e Env) Int(name string, def int64) (int64, error) {
 	}
 	n, err := strconv.ParseInt(v, 0, 64)
 	if err != nil {
-		return def, printf.Errorf("%s=%q: not an integer", name, v)
+		return def, fmt.Errorf("%s=%q: not an integer", name, v)
 	}
 	return n, nil
 }

@@ -1,9 +1,8 @@
 package ncclenv
 
 import (
+	"fmt"
 	"strings"
-
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // NCCL's names for the tuned collective functions, algorithms and protocols,
@@ -33,9 +32,9 @@ type ListError struct {
 
 func (e *ListError) Error() string {
 	if e.Token != "" {
-		return printf.Sprintf("%s %q in %q", e.Reason, e.Token, e.Value)
+		return fmt.Sprintf("%s %q in %q", e.Reason, e.Token, e.Value)
 	}
-	return printf.Sprintf("%s in %q", e.Reason, e.Value)
+	return fmt.Sprintf("%s in %q", e.Reason, e.Value)
 }
 
 // ParseList applies a value written in NCCL's per-function list syntax to
@@ -54,11 +53,11 @@ func (e *ListError) Error() string {
 // been partly modified, as in NCCL (which then fails communicator init).
 func ParseList(value string, prefixes, elems []string, list [][]int) error {
 	if len(list) != len(prefixes) {
-		return printf.Errorf("parse list: matrix has %d rows for %d prefixes", len(list), len(prefixes))
+		return fmt.Errorf("parse list: matrix has %d rows for %d prefixes", len(list), len(prefixes))
 	}
 	for i, row := range list {
 		if len(row) != len(elems) {
-			return printf.Errorf("parse list: row %d has %d columns for %d elements", i, len(row), len(elems))
+			return fmt.Errorf("parse list: row %d has %d columns for %d elements", i, len(row), len(elems))
 		}
 	}
 	for pos := 0; pos < len(value); {

@@ -1,14 +1,16 @@
 package ncclenv
 
 import (
+	"bytes"
+	"encoding/csv"
 	"errors"
+	"fmt"
 	"io/fs"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/distributed-nav/distributed-nav/data"
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // Reader says which library reads a variable.
@@ -103,14 +105,16 @@ func LoadRegistry(fsys fs.FS) (*Registry, error) {
 func (r *Registry) loadTable(fsys fs.FS, path string, reader Reader) error {
 	b, err := fs.ReadFile(fsys, path)
 	if err != nil {
-		return printf.Errorf("env registry: %w", err)
+		return fmt.Errorf("env registry: %w", err)
 	}
-	recs, err := readCSV(b)
+	cr := csv.NewReader(bytes.NewReader(b))
+	cr.FieldsPerRecord = -1 // rows may leave trailing columns out
+	recs, err := cr.ReadAll()
 	if err != nil {
-		return printf.Errorf("env registry: %s: %w", path, err)
+		return fmt.Errorf("env registry: %s: %w", path, err)
 	}
 	if len(recs) == 0 {
-		return printf.Errorf("env registry: %s: no header", path)
+		return fmt.Errorf("env registry: %s: no header", path)
 	}
 	header := recs[0]
 	col := map[string]int{}
@@ -118,7 +122,7 @@ func (r *Registry) loadTable(fsys fs.FS, path string, reader Reader) error {
 		col[strings.ToLower(strings.TrimSpace(h))] = i
 	}
 	if _, ok := col["name"]; !ok {
-		return printf.Errorf("env registry: %s: no \"name\" column in header %q", path, strings.Join(header, ","))
+		return fmt.Errorf("env registry: %s: no \"name\" column in header %q", path, strings.Join(header, ","))
 	}
 	get := func(rec []string, key string) string {
 		if i, ok := col[key]; ok && i < len(rec) {

@@ -1,6 +1,6 @@
 package ncclenv
 
-import "github.com/distributed-nav/distributed-nav/playground/printf"
+import "fmt"
 
 // Param reads an integer NCCL parameter the way ncclLoadParam does
 // (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/misc/param.cc#L78-L105):
@@ -17,9 +17,9 @@ func (e Env) Param(name string, def int64) (v int64, note string) {
 	c := ParseCInt(s)
 	switch {
 	case c.Overflow:
-		return def, printf.Sprintf("%s=%q is out of range; NCCL uses the default %d", name, s, def)
+		return def, fmt.Sprintf("%s=%q is out of range; NCCL uses the default %d", name, s, def)
 	case !c.Clean():
-		return c.Value, printf.Sprintf("%s=%q is not a clean integer; NCCL's strtoll reads it as %d", name, s, c.Value)
+		return c.Value, fmt.Sprintf("%s=%q is not a clean integer; NCCL's strtoll reads it as %d", name, s, c.Value)
 	}
 	return c.Value, ""
 }

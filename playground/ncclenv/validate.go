@@ -1,9 +1,8 @@
 package ncclenv
 
 import (
+	"fmt"
 	"strings"
-
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // Severity ranks a Problem.
@@ -45,7 +44,7 @@ func (k ProblemKind) String() string {
 	if k >= 0 && int(k) < len(kindNames) {
 		return kindNames[k]
 	}
-	return printf.Sprintf("ProblemKind(%d)", int(k))
+	return fmt.Sprintf("ProblemKind(%d)", int(k))
 }
 
 // Problem is one finding about one variable of an Env.
@@ -63,7 +62,7 @@ type Problem struct {
 
 // String formats the problem for a terminal.
 func (p Problem) String() string {
-	s := printf.Sprintf("%s: %s: %s", p.Severity, p.Name, p.Message)
+	s := fmt.Sprintf("%s: %s: %s", p.Severity, p.Name, p.Message)
 	if len(p.Suggestions) > 0 {
 		s += " (did you mean " + strings.Join(p.Suggestions, ", ") + "?)"
 	}
@@ -87,7 +86,7 @@ func HasErrors(ps []Problem) bool {
 func Validate(env Env) []Problem {
 	reg, err := DefaultRegistry()
 	if err != nil {
-		return []Problem{{Severity: Error, Kind: BadValue, Message: printf.Sprintf("cannot load the variable registry: %v", err)}}
+		return []Problem{{Severity: Error, Kind: BadValue, Message: fmt.Sprintf("cannot load the variable registry: %v", err)}}
 	}
 	return reg.Validate(env)
 }
@@ -109,7 +108,7 @@ func (r *Registry) Validate(env Env) []Problem {
 		if v.Reader == ReaderPyTorch {
 			msg := "read by PyTorch, not by NCCL; it does not change NCCL's choices"
 			if v.Deprecated() {
-				msg += printf.Sprintf(" (and PyTorch deprecated it in favour of %s)", v.DeprecatedAliasOf)
+				msg += fmt.Sprintf(" (and PyTorch deprecated it in favour of %s)", v.DeprecatedAliasOf)
 			}
 			out = append(out, Problem{Name: name, Value: val, Severity: Warning, Kind: NotNCCL, Message: msg, ReplacedBy: v.DeprecatedAliasOf})
 			continue
@@ -125,9 +124,9 @@ func (r *Registry) Validate(env Env) []Problem {
 			continue
 		}
 		if v.Deprecated() {
-			msg := printf.Sprintf("deprecated name; use %s (NCCL still reads it", v.DeprecatedAliasOf)
+			msg := fmt.Sprintf("deprecated name; use %s (NCCL still reads it", v.DeprecatedAliasOf)
 			if env.IsSet(v.DeprecatedAliasOf) {
-				msg += printf.Sprintf(", but %s is also set and wins)", v.DeprecatedAliasOf)
+				msg += fmt.Sprintf(", but %s is also set and wins)", v.DeprecatedAliasOf)
 			} else {
 				msg += ")"
 			}
@@ -181,7 +180,7 @@ func checkInt(val string) (Problem, bool) {
 	case !c.Digits:
 		return Problem{Severity: Error, Kind: BadValue, Message: "not an integer; NCCL's strtoll reads it as 0"}, true
 	case c.Rest != "":
-		return Problem{Severity: Error, Kind: BadValue, Message: printf.Sprintf("trailing %q is not part of an integer; NCCL reads %d and ignores the rest", c.Rest, c.Value)}, true
+		return Problem{Severity: Error, Kind: BadValue, Message: fmt.Sprintf("trailing %q is not part of an integer; NCCL reads %d and ignores the rest", c.Rest, c.Value)}, true
 	}
 	return Problem{}, false
 }
@@ -200,11 +199,11 @@ func checkThreads(val string, lo, hi int64) (Problem, bool) {
 	}
 	switch {
 	case c.Value%32 != 0:
-		return Problem{Severity: Warning, Kind: Clamped, Message: printf.Sprintf("not a multiple of 32; NCCL uses %d instead", hi)}, true
+		return Problem{Severity: Warning, Kind: Clamped, Message: fmt.Sprintf("not a multiple of 32; NCCL uses %d instead", hi)}, true
 	case c.Value > hi:
-		return Problem{Severity: Warning, Kind: Clamped, Message: printf.Sprintf("above the maximum; NCCL uses %d", hi)}, true
+		return Problem{Severity: Warning, Kind: Clamped, Message: fmt.Sprintf("above the maximum; NCCL uses %d", hi)}, true
 	case c.Value < lo:
-		return Problem{Severity: Warning, Kind: Clamped, Message: printf.Sprintf("below the minimum; NCCL uses %d", lo)}, true
+		return Problem{Severity: Warning, Kind: Clamped, Message: fmt.Sprintf("below the minimum; NCCL uses %d", lo)}, true
 	}
 	return Problem{}, false
 }
@@ -214,11 +213,11 @@ func checkThreads(val string, lo, hi int64) (Problem, bool) {
 func checkThresholds(val string) (Problem, bool) {
 	fields := strings.Fields(val)
 	if len(fields) > 6 {
-		return Problem{Severity: Warning, Kind: BadValue, Message: printf.Sprintf("%d numbers given; NCCL reads the first 6 (Tree LL/LL128/Simple, Ring LL/LL128/Simple)", len(fields))}, true
+		return Problem{Severity: Warning, Kind: BadValue, Message: fmt.Sprintf("%d numbers given; NCCL reads the first 6 (Tree LL/LL128/Simple, Ring LL/LL128/Simple)", len(fields))}, true
 	}
 	for i, f := range fields {
 		if _, _, ok := scanDecimal(f); !ok {
-			return Problem{Severity: Error, Kind: BadValue, Message: printf.Sprintf("field %d %q is not a decimal integer; NCCL stops reading there", i+1, f)}, true
+			return Problem{Severity: Error, Kind: BadValue, Message: fmt.Sprintf("field %d %q is not a decimal integer; NCCL stops reading there", i+1, f)}, true
 		}
 	}
 	return Problem{}, false
@@ -284,7 +283,7 @@ func checkLevel(val string) (Problem, bool) {
 	if val != "" && val[0] >= '0' && val[0] <= '9' {
 		c := ParseCInt(val)
 		if c.Rest != "" {
-			return Problem{Severity: Warning, Kind: BadValue, Message: printf.Sprintf("read as the legacy level %d; the rest is ignored", c.Value)}, true
+			return Problem{Severity: Warning, Kind: BadValue, Message: fmt.Sprintf("read as the legacy level %d; the rest is ignored", c.Value)}, true
 		}
 		if c.Value > 5 {
 			return Problem{Severity: Warning, Kind: Clamped, Message: "legacy levels stop at 5 (SYS); NCCL uses SYS"}, true
@@ -293,7 +292,7 @@ func checkLevel(val string) (Problem, bool) {
 	}
 	for _, n := range levelNames {
 		if strings.EqualFold(val, n) {
-			return Problem{Severity: Error, Kind: BadValue, Message: printf.Sprintf("NCCL compares level names case-sensitively and ignores %q as if unset; write %s", val, n)}, true
+			return Problem{Severity: Error, Kind: BadValue, Message: fmt.Sprintf("NCCL compares level names case-sensitively and ignores %q as if unset; write %s", val, n)}, true
 		}
 	}
 	return Problem{Severity: Error, Kind: BadValue, Message: "not a level NCCL knows (LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS or a legacy number 0-5); NCCL ignores it"}, true

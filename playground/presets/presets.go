@@ -5,13 +5,13 @@ package presets
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"path"
 	"sort"
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/data"
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 )
 
@@ -32,7 +32,7 @@ func (p Preset) XML() []byte { return bytes.Clone(p.xml) }
 func (p Preset) System() (*topo.System, []topo.Warning, error) {
 	s, w, err := topo.ParseXML(bytes.NewReader(p.xml))
 	if err != nil {
-		return nil, w, printf.Errorf("preset %s: %w", p.Name, err)
+		return nil, w, fmt.Errorf("preset %s: %w", p.Name, err)
 	}
 	return s, w, nil
 }
@@ -53,14 +53,14 @@ func Get(name string) (Preset, error) {
 		}
 		names = append(names, p.Name)
 	}
-	return Preset{}, printf.Errorf("unknown preset %q (available: %s)", name, strings.Join(names, ", "))
+	return Preset{}, fmt.Errorf("unknown preset %q (available: %s)", name, strings.Join(names, ", "))
 }
 
 // listFS reads every *.xml file of dir in fsys.
 func listFS(fsys fs.FS, dir string) ([]Preset, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		return nil, printf.Errorf("list presets: %w", err)
+		return nil, fmt.Errorf("list presets: %w", err)
 	}
 	var out []Preset
 	for _, e := range entries {
@@ -70,11 +70,11 @@ func listFS(fsys fs.FS, dir string) ([]Preset, error) {
 		}
 		b, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
 		if err != nil {
-			return nil, printf.Errorf("read preset %s: %w", name, err)
+			return nil, fmt.Errorf("read preset %s: %w", name, err)
 		}
 		desc, err := Description(b)
 		if err != nil {
-			return nil, printf.Errorf("preset %s: %w", name, err)
+			return nil, fmt.Errorf("preset %s: %w", name, err)
 		}
 		out = append(out, Preset{Name: name, Description: desc, xml: b})
 	}

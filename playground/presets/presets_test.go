@@ -119,7 +119,7 @@ func TestDescription(t *testing.T) {
 // reported with its line.
 func TestDescriptionSyntaxError(t *testing.T) {
 	_, err := Description([]byte("<!-- note -->\n<!-- a -- b -->\n<system/>"))
-	if err == nil || err.Error() != "line 2: -- is not allowed inside a comment" {
+	if err == nil || err.Error() != `line 2: invalid sequence "--" not allowed in comments` {
 		t.Fatalf("error %v", err)
 	}
 }

@@ -1,10 +1,10 @@
 package stepsim
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
 
@@ -64,7 +64,7 @@ func (c *EstimatorComm) Cost(f tune.Func, nBytes uint64, dt tune.Datatype) (Comm
 	c.mu.Unlock()
 	e, err := c.Sys.Estimate(tune.Request{Func: f, NBytes: nBytes, Datatype: dt})
 	if err != nil {
-		return CommCost{}, printf.Errorf("time %s of %d bytes: %w", f, nBytes, err)
+		return CommCost{}, fmt.Errorf("time %s of %d bytes: %w", f, nBytes, err)
 	}
 	p := e.Calibrated.Prediction
 	if c.Model {

@@ -3,9 +3,9 @@ package stepsim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
 
@@ -86,30 +86,30 @@ type DDPResult struct {
 // Check reports the first invalid field of the configuration.
 func (c DDPConfig) Check() error {
 	if c.Params <= 0 {
-		return printf.Errorf("ddp: %d parameters", c.Params)
+		return fmt.Errorf("ddp: %d parameters", c.Params)
 	}
 	if c.GradDtype.Size() <= 0 {
-		return printf.Errorf("ddp: unknown gradient type %v", c.GradDtype)
+		return fmt.Errorf("ddp: unknown gradient type %v", c.GradDtype)
 	}
 	if c.BucketCapBytes < 0 {
-		return printf.Errorf("ddp: bucket cap %d bytes", c.BucketCapBytes)
+		return fmt.Errorf("ddp: bucket cap %d bytes", c.BucketCapBytes)
 	}
 	if c.Layers < 1 || c.TensorsPerLayer < 1 {
-		return printf.Errorf("ddp: %d layers of %d tensors", c.Layers, c.TensorsPerLayer)
+		return fmt.Errorf("ddp: %d layers of %d tensors", c.Layers, c.TensorsPerLayer)
 	}
 	if int64(c.Layers)*int64(c.TensorsPerLayer) > MaxTensors {
-		return printf.Errorf("ddp: %d tensors exceed the limit of %d", int64(c.Layers)*int64(c.TensorsPerLayer), MaxTensors)
+		return fmt.Errorf("ddp: %d tensors exceed the limit of %d", int64(c.Layers)*int64(c.TensorsPerLayer), MaxTensors)
 	}
 	if int64(c.Layers)*int64(c.TensorsPerLayer) > c.Params {
-		return printf.Errorf("ddp: more tensors (%d) than parameters (%d)", c.Layers*c.TensorsPerLayer, c.Params)
+		return fmt.Errorf("ddp: more tensors (%d) than parameters (%d)", c.Layers*c.TensorsPerLayer, c.Params)
 	}
 	for name, v := range map[string]float64{"forward": c.ForwardMs, "backward": c.BackwardMs, "optimizer": c.OptimizerMs} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return printf.Errorf("ddp: %s time %v ms", name, v)
+			return fmt.Errorf("ddp: %s time %v ms", name, v)
 		}
 	}
 	if c.Params > math.MaxInt64/8 {
-		return printf.Errorf("ddp: %d parameters is too many", c.Params)
+		return fmt.Errorf("ddp: %d parameters is too many", c.Params)
 	}
 	return nil
 }
@@ -201,7 +201,7 @@ func ProjectDDP(ctx context.Context, cfg DDPConfig, comm Comm) (*DDPResult, erro
 	for k := range counts {
 		if k%256 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, printf.Errorf("ddp: %w", err)
+				return nil, fmt.Errorf("ddp: %w", err)
 			}
 		}
 		for i := 0; i < counts[k]; i++ {
@@ -210,19 +210,19 @@ func ProjectDDP(ctx context.Context, cfg DDPConfig, comm Comm) (*DDPResult, erro
 		}
 		ready := fwd + cfg.BackwardMs*float64(done)/float64(total)
 		b := Bucket{Index: k, Bytes: bytes[k], Tensors: counts[k], ReadyMs: ready}
-		compute = append(compute, Span{Lane: LaneCompute, Kind: KindBackward, Label: printf.Sprintf("backward for bucket %d", k), StartMs: prevReady, EndMs: ready})
+		compute = append(compute, Span{Lane: LaneCompute, Kind: KindBackward, Label: fmt.Sprintf("backward for bucket %d", k), StartMs: prevReady, EndMs: ready})
 		prevReady = ready
 		if n > 1 {
 			c, err := comm.Cost(tune.AllReduce, bytes[k], cfg.GradDtype)
 			if err != nil {
-				return nil, printf.Errorf("ddp: bucket %d: %w", k, err)
+				return nil, fmt.Errorf("ddp: bucket %d: %w", k, err)
 			}
 			b.Comm = c
 			b.StartMs = max(ready, commFree)
 			b.EndMs = b.StartMs + c.Us/1e3
 			commFree = b.EndMs
 			res.TotalCommMs += c.Us / 1e3
-			comms = append(comms, Span{Lane: LaneComm, Kind: KindAllReduce, Label: printf.Sprintf("bucket %d", k), StartMs: b.StartMs, EndMs: b.EndMs,
+			comms = append(comms, Span{Lane: LaneComm, Kind: KindAllReduce, Label: fmt.Sprintf("bucket %d", k), StartMs: b.StartMs, EndMs: b.EndMs,
 				Bytes: b.Bytes, Algo: c.Algo, Proto: c.Proto})
 		} else {
 			b.StartMs, b.EndMs = ready, ready
@@ -263,7 +263,7 @@ func SolveDDPCompute(ctx context.Context, cfg DDPConfig, comm Comm, target float
 	}
 	n := float64(comm.NRanks())
 	if !(target > 0) || target >= n {
-		return cfg, nil, printf.Errorf("ddp solve: target speedup %v outside (0, %v)", target, n)
+		return cfg, nil, fmt.Errorf("ddp solve: target speedup %v outside (0, %v)", target, n)
 	}
 	scaled := func(k float64) DDPConfig {
 		c := cfg
@@ -283,14 +283,14 @@ func SolveDDPCompute(ctx context.Context, cfg DDPConfig, comm Comm, target float
 		return cfg, nil, err
 	}
 	if slo >= target {
-		return cfg, nil, printf.Errorf("ddp solve: speedup %.3g even with almost no compute; target %v is below it", slo, target)
+		return cfg, nil, fmt.Errorf("ddp solve: speedup %.3g even with almost no compute; target %v is below it", slo, target)
 	}
 	shi, _, err := speed(hi)
 	if err != nil {
 		return cfg, nil, err
 	}
 	if shi < target {
-		return cfg, nil, printf.Errorf("ddp solve: speedup %.3g at most; target %v is out of reach", shi, target)
+		return cfg, nil, fmt.Errorf("ddp solve: speedup %.3g at most; target %v is out of reach", shi, target)
 	}
 	for i := 0; i < 80 && hi/lo > 1+1e-9; i++ {
 		mid := math.Sqrt(lo * hi)

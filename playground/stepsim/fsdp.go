@@ -3,10 +3,10 @@ package stepsim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"sort"
 
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
 
@@ -85,19 +85,19 @@ type FSDPResult struct {
 // Check reports the first invalid field of the configuration.
 func (c FSDPConfig) Check() error {
 	if c.Params <= 0 || c.Params > math.MaxInt64/8 {
-		return printf.Errorf("fsdp: %d parameters", c.Params)
+		return fmt.Errorf("fsdp: %d parameters", c.Params)
 	}
 	if c.Layers < 1 || c.Layers > MaxLayers || int64(c.Layers) > c.Params {
-		return printf.Errorf("fsdp: %d layers (want 1..%d, at most one per parameter)", c.Layers, MaxLayers)
+		return fmt.Errorf("fsdp: %d layers (want 1..%d, at most one per parameter)", c.Layers, MaxLayers)
 	}
 	for name, t := range map[string]tune.Datatype{"param": c.ParamDtype, "reduce": c.ReduceDtype, "shard": c.ShardDtype} {
 		if t.Size() <= 0 {
-			return printf.Errorf("fsdp: unknown %s type %v", name, t)
+			return fmt.Errorf("fsdp: unknown %s type %v", name, t)
 		}
 	}
 	for name, v := range map[string]float64{"forward": c.ForwardMs, "backward": c.BackwardMs, "optimizer": c.OptimizerMs} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return printf.Errorf("fsdp: %s time %v ms", name, v)
+			return fmt.Errorf("fsdp: %s time %v ms", name, v)
 		}
 	}
 	return nil
@@ -133,12 +133,12 @@ func ProjectFSDP(ctx context.Context, cfg FSDPConfig, comm Comm) (*FSDPResult, e
 	}
 	agCost, err := cost(tune.AllGather, layerBytes)
 	if err != nil {
-		return nil, printf.Errorf("fsdp: all-gather: %w", err)
+		return nil, fmt.Errorf("fsdp: all-gather: %w", err)
 	}
 	var rsCost CommCost
 	if n > 1 {
 		if rsCost, err = comm.Cost(tune.ReduceScatter, gradBytes, cfg.ReduceDtype); err != nil {
-			return nil, printf.Errorf("fsdp: reduce-scatter: %w", err)
+			return nil, fmt.Errorf("fsdp: reduce-scatter: %w", err)
 		}
 	}
 	var compute, comms []Span
@@ -151,7 +151,7 @@ func ProjectFSDP(ctx context.Context, cfg FSDPConfig, comm Comm) (*FSDPResult, e
 		commFree = lc.EndMs
 		res.TotalCommMs += c.Us / 1e3
 		res.Comms = append(res.Comms, lc)
-		comms = append(comms, Span{Lane: LaneComm, Kind: kind, Label: printf.Sprintf("%s layer %d", phase, layer), StartMs: lc.StartMs, EndMs: lc.EndMs,
+		comms = append(comms, Span{Lane: LaneComm, Kind: kind, Label: fmt.Sprintf("%s layer %d", phase, layer), StartMs: lc.StartMs, EndMs: lc.EndMs,
 			Bytes: b, Algo: c.Algo, Proto: c.Proto})
 		return lc
 	}
@@ -172,7 +172,7 @@ func ProjectFSDP(ctx context.Context, cfg FSDPConfig, comm Comm) (*FSDPResult, e
 	for i := 0; i < L; i++ {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, printf.Errorf("fsdp: %w", err)
+				return nil, fmt.Errorf("fsdp: %w", err)
 			}
 		}
 		start := max(t, agEnd[i])
@@ -181,7 +181,7 @@ func ProjectFSDP(ctx context.Context, cfg FSDPConfig, comm Comm) (*FSDPResult, e
 			agStart[i+1], agEnd[i+1] = a.StartMs, a.EndMs
 		}
 		t = start + fl
-		compute = append(compute, Span{Lane: LaneCompute, Kind: KindForward, Label: printf.Sprintf("layer %d", i), StartMs: start, EndMs: t})
+		compute = append(compute, Span{Lane: LaneCompute, Kind: KindForward, Label: fmt.Sprintf("layer %d", i), StartMs: start, EndMs: t})
 		evs = append(evs, memEv{agStart[i], int64(layerBytes), 0})
 		if cfg.ReshardAfterForward {
 			evs = append(evs, memEv{t, -int64(layerBytes), 0})
@@ -199,7 +199,7 @@ func ProjectFSDP(ctx context.Context, cfg FSDPConfig, comm Comm) (*FSDPResult, e
 	for i := L - 1; i >= 0; i-- {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, printf.Errorf("fsdp: %w", err)
+				return nil, fmt.Errorf("fsdp: %w", err)
 			}
 		}
 		start := max(t, bagEnd[i])
@@ -209,7 +209,7 @@ func ProjectFSDP(ctx context.Context, cfg FSDPConfig, comm Comm) (*FSDPResult, e
 			evs = append(evs, memEv{a.StartMs, int64(layerBytes), 0})
 		}
 		t = start + bl
-		compute = append(compute, Span{Lane: LaneCompute, Kind: KindBackward, Label: printf.Sprintf("layer %d", i), StartMs: start, EndMs: t})
+		compute = append(compute, Span{Lane: LaneCompute, Kind: KindBackward, Label: fmt.Sprintf("layer %d", i), StartMs: start, EndMs: t})
 		// Unsharded gradients live from the layer's backward to the end of
 		// its reduce-scatter; unsharded parameters are freed after it.
 		evs = append(evs, memEv{t, -int64(layerBytes), 0})

@@ -1,8 +1,9 @@
 package topo
 
 import (
+	"fmt"
+
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // Transport is the NCCL transport that joins two ranks.
@@ -25,7 +26,7 @@ func (t Transport) String() string {
 	case TransportNET:
 		return "NET"
 	}
-	return printf.Sprintf("Transport(%d)", int(t))
+	return fmt.Sprintf("Transport(%d)", int(t))
 }
 
 // GPUPair describes how GPU From reaches GPU To on the same host.
@@ -88,7 +89,7 @@ func (p *Paths) GPUPairs() ([]GPUPair, error) {
 					pr.Via = "NVLink"
 				}
 				if chk.Intermediate >= 0 {
-					pr.Reason = printf.Sprintf("through GPU %d", chk.Intermediate)
+					pr.Reason = fmt.Sprintf("through GPU %d", chk.Intermediate)
 				}
 			case p.canSHM(a, b):
 				pr.Transport = TransportSHM
@@ -112,9 +113,9 @@ func (p *Paths) noP2PReason(a, b int, pr GPUPair) string {
 	case pr.NVMLBlocked:
 		return "driver reports no P2P (NVML)"
 	case pr.Rerouted && pr.DirectType > p.p2pLevel():
-		return printf.Sprintf("%s beyond P2P level %s", pr.DirectType, p.p2pLevel())
+		return fmt.Sprintf("%s beyond P2P level %s", pr.DirectType, p.p2pLevel())
 	case pr.Type > p.p2pLevel():
-		return printf.Sprintf("%s beyond P2P level %s", pr.Type, p.p2pLevel())
+		return fmt.Sprintf("%s beyond P2P level %s", pr.Type, p.p2pLevel())
 	case p.CheckNet(a, b):
 		return "network is faster"
 	case !p.cudaCanAccessPeer(a, b):
@@ -165,15 +166,15 @@ type Analysis struct {
 // Analyze runs path computation, trimming and search initialisation.
 func Analyze(sys *System, env ncclenv.Env) (*Analysis, error) {
 	if len(sys.Nodes[GPU]) == 0 {
-		return nil, printf.Errorf("topology has no GPU with a rank")
+		return nil, fmt.Errorf("topology has no GPU with a rank")
 	}
 	if len(sys.Nodes[CPU]) == 0 {
-		return nil, printf.Errorf("topology has no CPU")
+		return nil, fmt.Errorf("topology has no CPU")
 	}
 	cfg := NewConfig(env)
 	paths, err := computePaths(sys, cfg)
 	if err != nil {
-		return nil, printf.Errorf("compute paths: %w", err)
+		return nil, fmt.Errorf("compute paths: %w", err)
 	}
 	a := &Analysis{System: sys, Paths: paths, Local: sys, LocalPaths: paths}
 	// ncclTopoTrimSystem (paths.cc:867-911): keep the GPUs in the domain of
@@ -198,7 +199,7 @@ func Analyze(sys *System, env ncclenv.Env) (*Analysis, error) {
 	if len(a.Trimmed) > 0 {
 		a.Local = sys.withoutGPUs(drop)
 		if a.LocalPaths, err = computePaths(a.Local, cfg); err != nil {
-			return nil, printf.Errorf("recompute paths after trim: %w", err)
+			return nil, fmt.Errorf("recompute paths after trim: %w", err)
 		}
 	}
 	a.Inter = len(a.Local.Nodes[GPU]) != sys.NRanks()

@@ -1,10 +1,9 @@
 package topo
 
 import (
+	"fmt"
 	"io"
 	"strings"
-
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // NCCL node ids: a 64-bit value whose top byte is the host ("system") id and
@@ -122,7 +121,7 @@ type builder struct {
 }
 
 func (b *builder) warn(line int, format string, args ...any) {
-	b.warns = append(b.warns, Warning{Line: line, Message: printf.Sprintf(format, args...)})
+	b.warns = append(b.warns, Warning{Line: line, Message: fmt.Sprintf(format, args...)})
 }
 
 func (b *builder) create(t NodeType, id int64, line int) (*bnode, error) {
@@ -923,7 +922,7 @@ func (b *builder) freeze(sys *System) error {
 			for _, l := range n.links {
 				to, ok := index[l.rem]
 				if !ok {
-					return printf.Errorf("internal error: link to a removed %s node", l.rem.typ)
+					return fmt.Errorf("internal error: link to a removed %s node", l.rem.typ)
 				}
 				sys.Nodes[t][i].Links = append(sys.Nodes[t][i].Links, int32(len(sys.Links)))
 				sys.Links = append(sys.Links, Link{Type: l.typ, Bw: l.bw, From: from, To: to, Rev: -1})
@@ -954,8 +953,8 @@ func (s *System) String() string {
 	var parts []string
 	for t := NodeType(0); t < NumNodeTypes; t++ {
 		if n := len(s.Nodes[t]); n > 0 {
-			parts = append(parts, printf.Sprintf("%d %s", n, t))
+			parts = append(parts, fmt.Sprintf("%d %s", n, t))
 		}
 	}
-	return printf.Sprintf("system: %s, %d links, %d host(s), p2p %s", strings.Join(parts, ", "), len(s.Links), s.Hosts, s.P2P)
+	return fmt.Sprintf("system: %s, %d links, %d host(s), p2p %s", strings.Join(parts, ", "), len(s.Links), s.Hosts, s.P2P)
 }

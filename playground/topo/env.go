@@ -1,10 +1,10 @@
 package topo
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // NetDevsPolicy is NCCL_NETDEVS_POLICY (graph.h:101-106).
@@ -73,9 +73,9 @@ func readLevel(env ncclenv.Env, disableName, levelName string, notes *[]string) 
 	}
 	hint := ""
 	if t, err := ParsePathType(s); err == nil && t <= PathSYS {
-		hint = printf.Sprintf(" (NCCL compares case-sensitively; write %s)", t)
+		hint = fmt.Sprintf(" (NCCL compares case-sensitively; write %s)", t)
 	}
-	*notes = append(*notes, printf.Sprintf("%s=%q is not a level NCCL recognises, so it is ignored%s", levelName, s, hint))
+	*notes = append(*notes, fmt.Sprintf("%s=%q is not a level NCCL recognises, so it is ignored%s", levelName, s, hint))
 	return -1
 }
 
@@ -112,10 +112,10 @@ func NewConfig(env ncclenv.Env) Config {
 			if n > 0 && n <= MaxNodesPerType {
 				c.NetDevsPolicy, c.NetDevsMax = NetDevsMax, int(n)
 			} else {
-				c.Notes = append(c.Notes, printf.Sprintf("NCCL_NETDEVS_POLICY=%q needs a positive count; NCCL uses AUTO", s))
+				c.Notes = append(c.Notes, fmt.Sprintf("NCCL_NETDEVS_POLICY=%q needs a positive count; NCCL uses AUTO", s))
 			}
 		default:
-			c.Notes = append(c.Notes, printf.Sprintf("NCCL_NETDEVS_POLICY=%q is not recognised; NCCL uses AUTO", s))
+			c.Notes = append(c.Notes, fmt.Sprintf("NCCL_NETDEVS_POLICY=%q is not recognised; NCCL uses AUTO", s))
 		}
 	}
 	return c

@@ -1,8 +1,9 @@
 package topo
 
 import (
+	"fmt"
+
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // Path is the best route from one node to another (ncclTopoLinkList).
@@ -197,7 +198,7 @@ func (p *Paths) setPaths(base NodeRef) error {
 				if newType < remPath.Type || (newType == remPath.Type && remPath.Bw < bw) ||
 					(newType == remPath.Type && remPath.Bw == bw && len(remPath.Links) > len(path.Links)+1) {
 					if link.Rev < 0 {
-						return printf.Errorf("no reverse link from %s to %s (a one-sided <nvlink> or <pcilink>); NCCL fails with \"Failed to find reverse path\"",
+						return fmt.Errorf("no reverse link from %s to %s (a one-sided <nvlink> or <pcilink>); NCCL fails with \"Failed to find reverse path\"",
 							sys.Label(rem), sys.Label(node))
 					}
 					links := remPath.Links
@@ -483,7 +484,7 @@ func (p *Paths) CheckP2P(g1, g2 int) (P2PCheck, error) {
 				continue
 			}
 			if p.cfg.IgnoreDisabledP2P == 0 && path.Type <= PathNVB {
-				return res, printf.Errorf("P2P is disabled between NVLink-connected GPUs %d and %d (P2P support %q); NCCL fails with ncclUnhandledCudaError unless NCCL_IGNORE_DISABLED_P2P=1",
+				return res, fmt.Errorf("P2P is disabled between NVLink-connected GPUs %d and %d (P2P support %q); NCCL fails with ncclUnhandledCudaError unless NCCL_IGNORE_DISABLED_P2P=1",
 					h[0], h[1], p.sys.P2P)
 			}
 			res.P2P = false
@@ -619,7 +620,7 @@ func computePaths(sys *System, cfg Config) (*Paths, error) {
 	for _, t := range []NodeType{CPU, DEV, GPU, NET, NVS} {
 		for i := range sys.Nodes[t] {
 			if err := p.setPaths(NodeRef{t, i}); err != nil {
-				return nil, printf.Errorf("paths from %s: %w", sys.Label(NodeRef{t, i}), err)
+				return nil, fmt.Errorf("paths from %s: %w", sys.Label(NodeRef{t, i}), err)
 			}
 		}
 	}

@@ -1,9 +1,8 @@
 package topo
 
 import (
+	"fmt"
 	"strings"
-
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // Bandwidth constants in GB/s, from
@@ -180,7 +179,7 @@ func (p P2PSupport) String() string {
 	case P2PNVLink:
 		return "nvlink"
 	}
-	return printf.Sprintf("P2PSupport(%d)", int(p))
+	return fmt.Sprintf("P2PSupport(%d)", int(p))
 }
 
 // ParseP2PSupport accepts "all"/"on", "none"/"off" and "nvlink".
@@ -193,7 +192,7 @@ func ParseP2PSupport(s string) (P2PSupport, error) {
 	case "nvlink":
 		return P2PNVLink, nil
 	}
-	return 0, printf.Errorf("unknown P2P support %q (want all, none or nvlink)", s)
+	return 0, fmt.Errorf("unknown P2P support %q (want all, none or nvlink)", s)
 }
 
 // NodeRef names a node by type and index within that type, the way NCCL
@@ -204,7 +203,7 @@ type NodeRef struct {
 }
 
 // String renders the reference as TYPE/index.
-func (r NodeRef) String() string { return printf.Sprintf("%s/%d", r.Type, r.Index) }
+func (r NodeRef) String() string { return fmt.Sprintf("%s/%d", r.Type, r.Index) }
 
 // GPUInfo holds the attributes of a GPU (rank) node, or of a DEV node for the
 // fields that apply to it (Dev, SM).
@@ -353,10 +352,10 @@ func (s *System) CPUType() (CPUArch, CPUVendor, CPUModel) {
 // replication only changes the rank count and makes the search inter-node.
 func (s *System) Replicate(n int) (*System, error) {
 	if n < 1 {
-		return nil, printf.Errorf("replicate: %d hosts, want at least 1", n)
+		return nil, fmt.Errorf("replicate: %d hosts, want at least 1", n)
 	}
 	if n > MaxHosts {
-		return nil, printf.Errorf("replicate: %d hosts exceeds the limit of %d", n, MaxHosts)
+		return nil, fmt.Errorf("replicate: %d hosts exceeds the limit of %d", n, MaxHosts)
 	}
 	c := *s
 	c.Hosts = n
@@ -375,21 +374,21 @@ func (s *System) Label(r NodeRef) string {
 	n := s.Node(r)
 	switch r.Type {
 	case GPU:
-		return printf.Sprintf("GPU%d", r.Index)
+		return fmt.Sprintf("GPU%d", r.Index)
 	case DEV:
-		return printf.Sprintf("DEV%d", r.Index)
+		return fmt.Sprintf("DEV%d", r.Index)
 	case CPU:
-		return printf.Sprintf("CPU%d", n.CPU.NumaID)
+		return fmt.Sprintf("CPU%d", n.CPU.NumaID)
 	case NET:
 		if n.Net.Name != "" {
-			return printf.Sprintf("NET%d/%s", r.Index, n.Net.Name)
+			return fmt.Sprintf("NET%d/%s", r.Index, n.Net.Name)
 		}
-		return printf.Sprintf("NET%d", r.Index)
+		return fmt.Sprintf("NET%d", r.Index)
 	case NVS:
 		return "NVS"
 	case PCI, NIC:
 		if n.BusID != "" {
-			return printf.Sprintf("%s/%s", r.Type, n.BusID)
+			return fmt.Sprintf("%s/%s", r.Type, n.BusID)
 		}
 	}
 	return r.String()

@@ -9,9 +9,8 @@
 package topo
 
 import (
+	"fmt"
 	"strings"
-
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // NodeType is the kind of a topology node (topo.h:41-51).
@@ -43,7 +42,7 @@ func (t NodeType) String() string {
 	if t >= 0 && int(t) < len(nodeTypeNames) {
 		return nodeTypeNames[t]
 	}
-	return printf.Sprintf("NodeType(%d)", int(t))
+	return fmt.Sprintf("NodeType(%d)", int(t))
 }
 
 // LinkType is the kind of a physical link (topo.h:55-65). Its values are
@@ -67,7 +66,7 @@ func (t LinkType) String() string {
 	if t >= 0 && int(t) < len(linkTypeNames) && linkTypeNames[t] != "" {
 		return linkTypeNames[t]
 	}
-	return printf.Sprintf("LinkType(%d)", int(t))
+	return fmt.Sprintf("LinkType(%d)", int(t))
 }
 
 // PathType classifies the best path between two nodes; larger is worse
@@ -98,7 +97,7 @@ func (t PathType) String() string {
 	if t >= 0 && int(t) < len(pathTypeNames) {
 		return pathTypeNames[t]
 	}
-	return printf.Sprintf("PathType(%d)", int(t))
+	return fmt.Sprintf("PathType(%d)", int(t))
 }
 
 // ParsePathType accepts a path type name, case-insensitively, as NCCL's
@@ -115,5 +114,5 @@ func ParsePathType(s string) (PathType, error) {
 	if t, ok := legacy[u]; ok {
 		return t, nil
 	}
-	return 0, printf.Errorf("unknown path level %q (want one of LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS, or 0-5)", s)
+	return 0, fmt.Errorf("unknown path level %q (want one of LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS, or 0-5)", s)
 }

@@ -1,12 +1,14 @@
 package topo
 
 import (
+	"bytes"
+	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
-
-	"github.com/distributed-nav/distributed-nav/playground/printf"
+	"unicode/utf8"
 )
 
 // Input limits. NCCL's own reader allows 256 XML nodes per host
@@ -29,7 +31,7 @@ type Warning struct {
 // String renders the warning as "line N: message".
 func (w Warning) String() string {
 	if w.Line > 0 {
-		return printf.Sprintf("line %d: %s", w.Line, w.Message)
+		return fmt.Sprintf("line %d: %s", w.Line, w.Message)
 	}
 	return w.Message
 }
@@ -43,13 +45,13 @@ type LineError struct {
 // Error renders the error as "line N: message".
 func (e *LineError) Error() string {
 	if e.Line > 0 {
-		return printf.Sprintf("line %d: %s", e.Line, e.Msg)
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
 	}
 	return e.Msg
 }
 
 func lineErr(line int, format string, args ...any) error {
-	return &LineError{Line: line, Msg: printf.Sprintf(format, args...)}
+	return &LineError{Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
 // xmlAttr is one attribute as written; ns is the resolved namespace.
@@ -96,7 +98,11 @@ type document struct {
 }
 
 // readDocument reads r (at most MaxInputBytes) into an element tree with
-// the tokenizer of xmlscan.go.
+// encoding/xml's decoder in strict mode. On top of the decoder it applies
+// the input limits (elements, depth, attributes, value length) as each start
+// tag arrives, and rules NCCL's reader implies but XML alone does not: one
+// root element, no text outside it, unique attribute names. Every error is
+// a *LineError on the line where the offending construct starts.
 func readDocument(r io.Reader) (*document, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxInputBytes+1))
 	if err != nil {
@@ -105,27 +111,38 @@ func readDocument(r io.Reader) (*document, error) {
 	if len(data) > MaxInputBytes {
 		return nil, errors.New("topology input exceeds " + strconv.Itoa(MaxInputBytes) + " bytes")
 	}
-	sc := newXMLScanner(string(data))
+	rd := newXMLReader(data)
 	doc := &document{}
 	var stack []*element
 	count := 0
+	rootDone := false
 	for {
-		tok, err := sc.next()
-		if err != nil {
-			return nil, err
-		}
-		switch tok.kind {
-		case tokEOF:
+		tok, line, err := rd.next()
+		if err == io.EOF {
 			if doc.root == nil {
 				return nil, errors.New("topology XML is empty")
 			}
 			return doc, nil
-		case tokStart:
-			if err := checkLimits(tok, count, len(stack)); err != nil {
+		}
+		if err != nil {
+			return nil, rd.explain(err, stack)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if len(stack) == 0 && rootDone {
+				return nil, lineErr(line, "more than one top-level element")
+			}
+			if err := checkLimits(t, line, count, len(stack)); err != nil {
 				return nil, err
 			}
 			count++
-			el := &element{name: tok.name.local, ns: tok.name.ns, attrs: tok.attrs, line: tok.line}
+			el := &element{name: t.Name.Local, ns: t.Name.Space, line: line}
+			if len(t.Attr) > 0 {
+				el.attrs = make([]xmlAttr, len(t.Attr))
+				for i, a := range t.Attr {
+					el.attrs[i] = xmlAttr{ns: a.Name.Space, name: a.Name.Local, value: a.Value}
+				}
+			}
 			if len(stack) == 0 {
 				doc.root = el
 			} else {
@@ -134,41 +151,202 @@ func readDocument(r io.Reader) (*document, error) {
 				p.children = append(p.children, el)
 			}
 			stack = append(stack, el)
-		case tokEnd:
+		case xml.EndElement:
 			stack = stack[:len(stack)-1]
-		case tokText:
-			if strings.TrimSpace(tok.text) != "" {
-				doc.warnings = append(doc.warnings, Warning{Line: tok.line, Message: "text content ignored"})
+			rootDone = len(stack) == 0
+		case xml.CharData:
+			i := bytes.IndexFunc(t, func(r rune) bool { return !isSpace(r) })
+			if i < 0 {
+				continue
 			}
-		case tokComment:
+			if len(stack) == 0 {
+				return nil, lineErr(line+bytes.Count(t[:i], []byte("\n")), "text outside the root element (is this an NCCL topology XML file?)")
+			}
+			doc.warnings = append(doc.warnings, Warning{Line: line, Message: "text content ignored"})
+		case xml.Comment:
 			if doc.description == "" && doc.root == nil {
-				doc.description, _ = descriptionComment(tok.text)
+				doc.description, _ = descriptionComment(string(t))
 			}
-		case tokDirective:
-			doc.warnings = append(doc.warnings, Warning{Line: tok.line, Message: "directive <!" + tok.name.local + "...> ignored"})
-		case tokProcInst:
+		case xml.Directive:
+			doc.warnings = append(doc.warnings, Warning{Line: line, Message: "directive <!" + directiveKeyword(t) + "...> ignored"})
+		case xml.ProcInst:
 			// <?xml version="1.0"?> and similar are harmless.
 		}
 	}
 }
 
-// checkLimits applies the input limits to a start tag that would be element
-// number count+1 at nesting depth depth.
-func checkLimits(tok xmlToken, count, depth int) error {
+// xmlReader wraps encoding/xml's Decoder with the line on which each token
+// starts (the decoder's position before the token is read) and the byte
+// offset, so that errors can name the construct that was left open.
+type xmlReader struct {
+	src  []byte
+	dec  *xml.Decoder
+	line int   // line where the last token returned or failed started
+	off  int64 // offset where it started
+}
+
+// newXMLReader returns a reader of src; a leading UTF-8 byte order mark is
+// skipped (encoding/xml would return it as text before the root).
+func newXMLReader(src []byte) *xmlReader {
+	src = bytes.TrimPrefix(src, []byte("\uFEFF"))
+	return &xmlReader{src: src, dec: xml.NewDecoder(bytes.NewReader(src))}
+}
+
+// next returns the next token, a copy that stays valid, and its line.
+func (r *xmlReader) next() (xml.Token, int, error) {
+	r.line, _ = r.dec.InputPos()
+	r.off = r.dec.InputOffset()
+	tok, err := r.dec.Token()
+	if err != nil {
+		return nil, r.line, err
+	}
+	return xml.CopyToken(tok), r.line, nil
+}
+
+// explain turns a decoder error into a *LineError. encoding/xml reports an
+// input that ends early as "unexpected EOF" on the last line; the message
+// here says what was left open and where it started instead.
+func (r *xmlReader) explain(err error, open []*element) error {
+	var se *xml.SyntaxError
+	if !errors.As(err, &se) {
+		return wrapError("read topology XML", err)
+	}
+	if strings.HasPrefix(se.Msg, "illegal character code") || se.Msg == "invalid UTF-8" {
+		// The decoder checks a run of text after reading all of it, so
+		// its line is where the run ends; find the character itself.
+		return &LineError{Line: r.lineOfBadChar(se.Line), Msg: se.Msg}
+	}
+	if before, after, ok := strings.Cut(se.Msg, "> closed by </"); ok && len(open) > 0 {
+		// "element <cpu> closed by </system>": say where <cpu> opened.
+		top := open[len(open)-1]
+		return lineErr(se.Line, "%s> from line %d closed by </%s", before, top.line, after)
+	}
+	if se.Msg != "unexpected EOF" {
+		return &LineError{Line: se.Line, Msg: strings.TrimPrefix(se.Msg, "xml: ")}
+	}
+	rest := bytes.TrimLeftFunc(r.src[min(int(r.off), len(r.src)):], isSpace)
+	line := r.line + bytes.Count(r.src[min(int(r.off), len(r.src)):len(r.src)-len(rest)], []byte("\n"))
+	switch {
+	case len(rest) == 0 && len(open) > 0:
+		top := open[len(open)-1]
+		return lineErr(se.Line, "unexpected EOF: element <%s> from line %d is not closed", qualified(top.ns, top.name), top.line)
+	case bytes.HasPrefix(rest, []byte("<!--")):
+		return lineErr(line, "comment is not closed by -->")
+	case bytes.HasPrefix(rest, []byte("<![CDATA[")):
+		return lineErr(line, "CDATA section is not closed by ]]>")
+	case bytes.HasPrefix(rest, []byte("<?")):
+		return lineErr(line, "processing instruction is not closed by ?>")
+	case bytes.HasPrefix(rest, []byte("<!")):
+		return lineErr(line, "directive is not closed by >")
+	case bytes.HasPrefix(rest, []byte("<")):
+		return lineErr(line, "unexpected EOF: the tag that starts here is not closed (a quote or > is missing)")
+	}
+	return &LineError{Line: se.Line, Msg: "unexpected EOF"}
+}
+
+// lineOfBadChar returns the line of the first byte at or after the start of
+// the failed token that is not valid UTF-8 or not an XML character, or
+// fallback when there is none.
+func (r *xmlReader) lineOfBadChar(fallback int) int {
+	start := min(int(r.off), len(r.src))
+	rest := r.src[start:]
+	for i := 0; i < len(rest); {
+		c, n := utf8.DecodeRune(rest[i:])
+		if c == utf8.RuneError && n == 1 || !isXMLChar(c) {
+			return r.line + bytes.Count(rest[:i], []byte("\n"))
+		}
+		i += n
+	}
+	return fallback
+}
+
+// isXMLChar reports whether c is in XML 1.0's Char production.
+func isXMLChar(c rune) bool {
+	return c == '\t' || c == '\n' || c == '\r' ||
+		c >= 0x20 && c <= 0xD7FF ||
+		c >= 0xE000 && c <= 0xFFFD ||
+		c >= 0x10000 && c <= utf8.MaxRune
+}
+
+// qualified spells a name as namespace:local, or local alone.
+func qualified(ns, local string) string {
+	if ns == "" {
+		return local
+	}
+	return ns + ":" + local
+}
+
+// directiveKeyword returns the first word of a directive body, such as
+// DOCTYPE.
+func directiveKeyword(d xml.Directive) string {
+	end := bytes.IndexFunc(d, func(r rune) bool { return isSpace(r) || r == '[' || r == '<' || r == '>' })
+	if end < 0 {
+		end = len(d)
+	}
+	return string(d[:end])
+}
+
+// isSpace reports whether r is XML whitespace.
+func isSpace(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\r'
+}
+
+// checkLimits applies the input limits to a start tag on line that would be
+// element number count+1 at nesting depth depth, and rejects an attribute
+// name given twice (NCCL's reader would keep the first, encoding/xml
+// returns both).
+func checkLimits(t xml.StartElement, line, count, depth int) error {
+	name := qualified(t.Name.Space, t.Name.Local)
 	switch {
 	case count >= MaxElements:
-		return &LineError{Line: tok.line, Msg: "more than " + strconv.Itoa(MaxElements) + " elements"}
+		return lineErr(line, "more than %d elements", MaxElements)
 	case depth >= MaxDepth:
-		return &LineError{Line: tok.line, Msg: "elements nested deeper than " + strconv.Itoa(MaxDepth)}
-	case len(tok.attrs) > maxAttrPerElem:
-		return &LineError{Line: tok.line, Msg: "<" + tok.name.local + "> has " + strconv.Itoa(len(tok.attrs)) + " attributes (limit " + strconv.Itoa(maxAttrPerElem) + ")"}
+		return lineErr(line, "elements nested deeper than %d", MaxDepth)
+	case len(t.Attr) > maxAttrPerElem:
+		return lineErr(line, "<%s> has %d attributes (limit %d)", name, len(t.Attr), maxAttrPerElem)
 	}
-	for _, a := range tok.attrs {
-		if len(a.value) > maxStrLen {
-			return &LineError{Line: tok.line, Msg: "attribute " + a.name + " of <" + tok.name.local + "> is longer than " + strconv.Itoa(maxStrLen) + " characters (NCCL's MAX_STR_LEN)"}
+	for j, a := range t.Attr {
+		if len(a.Value) > maxStrLen {
+			return lineErr(line, "attribute %s of <%s> is longer than %d characters (NCCL's MAX_STR_LEN)", a.Name.Local, name, maxStrLen)
+		}
+		for i := range j {
+			if t.Attr[i].Name == a.Name {
+				return lineErr(line, "duplicate attribute %s in start tag <%s> (attributes %d and %d)", qualified(a.Name.Space, a.Name.Local), name, i+1, j+1)
+			}
 		}
 	}
 	return nil
+}
+
+// descriptionComment returns the text of a "description: ..." comment.
+func descriptionComment(comment string) (string, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(comment), "description:")
+	return strings.TrimSpace(rest), ok
+}
+
+// Description returns the text of the first "<!-- description: ... -->"
+// comment with non-empty text before the root element of a topology file,
+// the one-line summary that presets and System.Description carry. Only
+// the input up to the root's start tag is read; it must be well-formed.
+func Description(b []byte) (string, error) {
+	rd := newXMLReader(b)
+	for {
+		tok, _, err := rd.next()
+		if err == io.EOF {
+			return "", errors.New("no root element")
+		}
+		if err != nil {
+			return "", rd.explain(err, nil)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			return "", errors.New(`no "<!-- description: ... -->" comment before the root element`)
+		case xml.Comment:
+			if d, ok := descriptionComment(string(t)); ok && d != "" {
+				return d, nil
+			}
+		}
+	}
 }
 
 // wrapError prefixes err with context and keeps it reachable for
@@ -243,13 +421,13 @@ func checkKnown(e *element, unknown *[]Unknown, warns *[]Warning) {
 			name = a.ns + ":" + a.name
 		}
 		*unknown = append(*unknown, Unknown{Line: e.line, Element: e.name, Attr: name, Value: a.value})
-		*warns = append(*warns, Warning{Line: e.line, Message: printf.Sprintf("unknown attribute %s=%q on <%s> kept but not modelled", name, a.value, e.name)})
+		*warns = append(*warns, Warning{Line: e.line, Message: fmt.Sprintf("unknown attribute %s=%q on <%s> kept but not modelled", name, a.value, e.name)})
 	}
 	allowed := knownChildren[e.name]
 	for _, c := range e.children {
 		if c.ns != "" || !contains(allowed, c.name) {
 			*unknown = append(*unknown, Unknown{Line: c.line, Element: c.name})
-			*warns = append(*warns, Warning{Line: c.line, Message: printf.Sprintf("unknown element <%s> inside <%s> kept but not modelled", c.name, e.name)})
+			*warns = append(*warns, Warning{Line: c.line, Message: fmt.Sprintf("unknown element <%s> inside <%s> kept but not modelled", c.name, e.name)})
 			continue
 		}
 		checkKnown(c, unknown, warns)

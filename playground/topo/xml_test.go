@@ -25,7 +25,7 @@ func TestParseXMLErrors(t *testing.T) {
 	}{
 		{"empty", "", "empty"},
 		{"not closed", "<system version=\"1\">\n<cpu numaid=\"0\" arch=\"x86_64\">\n", "line 3: unexpected EOF"},
-		{"mismatched", "<system version=\"1\">\n<cpu>\n</pci>\n</system>", "line 3:"},
+		{"mismatched", "<system version=\"1\">\n<cpu>\n</pci>\n</system>", "line 3: element <cpu> from line 2 closed by </pci>"},
 		{"bad attribute syntax", "<system version=1>\n</system>", "line 1:"},
 		{"no system", "<foo/>", "no <system> element"},
 		{"wrong version", `<system version="2"></system>`, "line 1: topology XML has version 2"},
@@ -175,8 +175,8 @@ func TestRealTopologyFile(t *testing.T) {
 }
 
 // TestParseXMLSyntax checks that malformed XML is rejected with the line of
-// the fault (the tokenizer is xmlscan.go; encoding/xml accepts the first
-// three inputs).
+// the fault (encoding/xml accepts the first three inputs; readDocument
+// rejects them itself).
 func TestParseXMLSyntax(t *testing.T) {
 	tests := []struct {
 		name, xml, want string
@@ -184,12 +184,12 @@ func TestParseXMLSyntax(t *testing.T) {
 		{"text after the root", minimal + "\n\ntrailing junk", "line 9: text outside the root element"},
 		{"duplicate attribute", strings.Replace(minimal, `sm="80"`, `sm="80" sm="90"`, 1), "line 4: duplicate attribute sm in start tag <gpu>"},
 		{"second root after a comment", minimal + "\n<!-- x -->\n<system version=\"1\"/>", "line 9: more than one top-level element"},
-		{"< in a value", strings.Replace(minimal, `arch="x86_64"`, `arch="x86<64"`, 1), "line 2: < in the value of attribute arch of <cpu>"},
-		{"unknown entity", strings.Replace(minimal, `arch="x86_64"`, `arch="x86&nbsp;64"`, 1), "line 2: unknown entity &nbsp;"},
-		{"NUL byte", strings.Replace(minimal, "</pci>", "</pci>\x00", 1), "line 5: illegal character U+0000"},
+		{"< in a value", strings.Replace(minimal, `arch="x86_64"`, `arch="x86<64"`, 1), "line 2: unescaped < inside quoted string"},
+		{"unknown entity", strings.Replace(minimal, `arch="x86_64"`, `arch="x86&nbsp;64"`, 1), "line 2: invalid character entity &nbsp;"},
+		{"NUL byte", strings.Replace(minimal, "</pci>", "</pci>\x00", 1), "line 5: illegal character code U+0000"},
 		{"invalid UTF-8", strings.Replace(minimal, `vendor="GenuineIntel"`, "vendor=\"Genuine\xffIntel\"", 1), "line 2: invalid UTF-8"},
 		{"unterminated comment", strings.Replace(minimal, "    <pci", "<!-- unfinished\n    <pci", 1), "line 3: comment is not closed by -->"},
-		{"unterminated value", "<system version=\"1\n\n", "line 1: value of attribute version of <system> is not closed by \""},
+		{"unterminated value", "<system version=\"1\n\n", "line 1: unexpected EOF: the tag that starts here is not closed"},
 		{"unclosed element", strings.TrimSuffix(minimal, "</system>"), "line 7: unexpected EOF: element <system> from line 1 is not closed"},
 	}
 	for _, tt := range tests {
@@ -235,6 +235,29 @@ func TestParseXMLTolerated(t *testing.T) {
 	for i, w := range warns {
 		if w.String() != want[i] {
 			t.Errorf("warning %d: %q, want %q", i, w, want[i])
+		}
+	}
+}
+
+// TestDescription reads the summary comment before the root element; the
+// wanted values follow from the rule in topo.Description's doc.
+func TestDescription(t *testing.T) {
+	tests := []struct {
+		in, want, err string
+	}{
+		{"<!-- description: two GPUs -->\n<system version=\"1\"/>", "two GPUs", ""},
+		{"\uFEFF<?xml version=\"1.0\"?>\n<!-- other --><!-- description:  x  --><system/>", "x", ""},
+		{"<!-- description: -->\n<!-- description: second -->\n<system/>", "second", ""},
+		{"<system version=\"1\"><!-- description: too late --></system>", "", "no \"<!-- description: ... -->\" comment before the root element"},
+		{"<!-- description: x -->", "x", ""},
+		{"<!-- other -->\n", "", "no root element"},
+		{"<!-- description: x\n<system/>", "", "line 1: comment is not closed by -->"},
+		{"<!-- description: ok -->\n<system", "ok", ""},
+	}
+	for _, tt := range tests {
+		got, err := topo.Description([]byte(tt.in))
+		if got != tt.want || (err == nil) != (tt.err == "") || (err != nil && err.Error() != tt.err) {
+			t.Errorf("Description(%q) = %q, %v; want %q, %q", tt.in, got, err, tt.want, tt.err)
 		}
 	}
 }

@@ -1,9 +1,9 @@
 package tune
 
 import (
+	"fmt"
 	"math"
 
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 )
 
@@ -171,28 +171,28 @@ func (s System) minLocalRanks() int {
 func (s System) validate() error {
 	switch {
 	case s.NRanks < 1:
-		return printf.Errorf("system: nRanks %d < 1", s.NRanks)
+		return fmt.Errorf("system: nRanks %d < 1", s.NRanks)
 	case s.NNodes < 1 || s.NNodes > s.NRanks:
-		return printf.Errorf("system: nNodes %d outside [1, nRanks=%d]", s.NNodes, s.NRanks)
+		return fmt.Errorf("system: nNodes %d outside [1, nRanks=%d]", s.NNodes, s.NRanks)
 	case s.MinCompCap <= 0 || s.MaxCompCap < s.MinCompCap:
-		return printf.Errorf("system: compute capability range [%d, %d] invalid", s.MinCompCap, s.MaxCompCap)
+		return fmt.Errorf("system: compute capability range [%d, %d] invalid", s.MinCompCap, s.MaxCompCap)
 	case len(s.LocalRanks) > 0 && len(s.LocalRanks) != s.NNodes:
-		return printf.Errorf("system: %d localRanks entries for %d nodes", len(s.LocalRanks), s.NNodes)
+		return fmt.Errorf("system: %d localRanks entries for %d nodes", len(s.LocalRanks), s.NNodes)
 	case s.CollNetHeadsNum < 0 || s.NVSCount < 0:
-		return printf.Errorf("system: negative counts")
+		return fmt.Errorf("system: negative counts")
 	case math.IsNaN(s.MinNetBw) || math.IsInf(s.MinNetBw, 0) || s.MinNetBw < 0:
-		return printf.Errorf("system: minNetBw %v invalid", s.MinNetBw)
+		return fmt.Errorf("system: minNetBw %v invalid", s.MinNetBw)
 	}
 	if len(s.LocalRanks) > 0 {
 		sum := 0
 		for i, l := range s.LocalRanks {
 			if l < 1 {
-				return printf.Errorf("system: node %d has %d ranks", i, l)
+				return fmt.Errorf("system: node %d has %d ranks", i, l)
 			}
 			sum += l
 		}
 		if sum != s.NRanks {
-			return printf.Errorf("system: localRanks sum to %d, not nRanks %d", sum, s.NRanks)
+			return fmt.Errorf("system: localRanks sum to %d, not nRanks %d", sum, s.NRanks)
 		}
 	}
 	return nil
@@ -201,14 +201,14 @@ func (s System) validate() error {
 func (g Graph) validate(name string) error {
 	for _, v := range []float64{g.BwIntra, g.BwInter, g.LatencyInter} {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1e9 {
-			return printf.Errorf("%s graph: bandwidth/latency %v invalid", name, v)
+			return fmt.Errorf("%s graph: bandwidth/latency %v invalid", name, v)
 		}
 	}
 	if g.NChannels < 0 || g.NChannels > MaxChannels {
-		return printf.Errorf("%s graph: %d channels outside [0, %d]", name, g.NChannels, MaxChannels)
+		return fmt.Errorf("%s graph: %d channels outside [0, %d]", name, g.NChannels, MaxChannels)
 	}
 	if g.TypeIntra < topo.PathLOC || g.TypeIntra > topo.PathDIS || g.TypeInter < topo.PathLOC || g.TypeInter > topo.PathDIS {
-		return printf.Errorf("%s graph: path types %v/%v invalid", name, g.TypeIntra, g.TypeInter)
+		return fmt.Errorf("%s graph: path types %v/%v invalid", name, g.TypeIntra, g.TypeInter)
 	}
 	return nil
 }

@@ -1,9 +1,9 @@
 package tune
 
 import (
+	"fmt"
 	"math"
 
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 )
 
@@ -79,7 +79,7 @@ func NewModel(sys System, g Graphs, opts Options) (*Model, error) {
 		}
 	}
 	if g.Ring.NChannels < 1 || g.Tree.NChannels < 1 {
-		return nil, printf.Errorf("tune: ring and tree graphs need at least one channel (got %d, %d)", g.Ring.NChannels, g.Tree.NChannels)
+		return nil, fmt.Errorf("tune: ring and tree graphs need at least one channel (got %d, %d)", g.Ring.NChannels, g.Tree.NChannels)
 	}
 	parsedAlgo, parsedProto, err := opts.enables()
 	if err != nil {

@@ -1,10 +1,10 @@
 package tune
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // AlgoEnable is NCCL's algoEnable matrix: 1 enabled, 0 disabled, per
@@ -46,7 +46,7 @@ func ParseNCCLAlgo(value string) (AlgoEnable, error) {
 		rows[f] = m[f][:]
 	}
 	if err := ncclenv.ParseList(value, funcNames(), algoNames(), rows); err != nil {
-		return AlgoEnable{}, printf.Errorf("NCCL_ALGO: %w", err)
+		return AlgoEnable{}, fmt.Errorf("NCCL_ALGO: %w", err)
 	}
 	return m, nil
 }
@@ -61,7 +61,7 @@ func ParseNCCLProto(value string) (ProtoEnable, error) {
 		rows[f] = m[f][:]
 	}
 	if err := ncclenv.ParseList(value, funcNames(), protoNames(), rows); err != nil {
-		return ProtoEnable{}, printf.Errorf("NCCL_PROTO: %w", err)
+		return ProtoEnable{}, fmt.Errorf("NCCL_PROTO: %w", err)
 	}
 	return m, nil
 }
@@ -211,11 +211,11 @@ func (o Options) enables() (AlgoEnable, ProtoEnable, error) {
 func (o Options) validate() error {
 	switch {
 	case o.MaxNChannels < 1 || o.MaxNChannels > MaxChannels:
-		return printf.Errorf("options: max channels %d outside [1, %d]", o.MaxNChannels, MaxChannels)
+		return fmt.Errorf("options: max channels %d outside [1, %d]", o.MaxNChannels, MaxChannels)
 	case o.MinNChannels < 0 || o.MinNChannels > MaxChannels:
-		return printf.Errorf("options: min channels %d outside [0, %d]", o.MinNChannels, MaxChannels)
+		return fmt.Errorf("options: min channels %d outside [0, %d]", o.MinNChannels, MaxChannels)
 	case o.MinCTAs < 1 || o.MaxCTAs < o.MinCTAs || o.MaxCTAs > MaxChannels:
-		return printf.Errorf("options: CTA range [%d, %d] invalid", o.MinCTAs, o.MaxCTAs)
+		return fmt.Errorf("options: CTA range [%d, %d] invalid", o.MinCTAs, o.MaxCTAs)
 	}
 	return nil
 }

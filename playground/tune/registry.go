@@ -1,9 +1,8 @@
 package tune
 
 import (
+	"fmt"
 	"strings"
-
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // Func is a collective function the tuning model covers, numbered as in
@@ -119,7 +118,7 @@ func (f Func) String() string {
 	if f >= 0 && f < NumFuncs {
 		return funcTable[f].Name
 	}
-	return printf.Sprintf("Func(%d)", int(f))
+	return fmt.Sprintf("Func(%d)", int(f))
 }
 
 // Valid reports whether f is one of the tuned functions.
@@ -130,7 +129,7 @@ func (a Algorithm) String() string {
 	if a >= 0 && a < NumAlgorithms {
 		return algoTable[a].Name
 	}
-	return printf.Sprintf("Algorithm(%d)", int(a))
+	return fmt.Sprintf("Algorithm(%d)", int(a))
 }
 
 // Valid reports whether a is a known algorithm.
@@ -141,7 +140,7 @@ func (p Protocol) String() string {
 	if p >= 0 && p < NumProtocols {
 		return protoTable[p].Name
 	}
-	return printf.Sprintf("Protocol(%d)", int(p))
+	return fmt.Sprintf("Protocol(%d)", int(p))
 }
 
 // Valid reports whether p is a known protocol.
@@ -167,7 +166,7 @@ func LookupFunc(name string) (Func, error) {
 			}
 		}
 	}
-	return 0, printf.Errorf("unknown collective %q (want one of broadcast, reduce, allgather, reducescatter, allreduce)", name)
+	return 0, fmt.Errorf("unknown collective %q (want one of broadcast, reduce, allgather, reducescatter, allreduce)", name)
 }
 
 // LookupAlgorithm finds an algorithm by NCCL's name, ignoring case.
@@ -177,7 +176,7 @@ func LookupAlgorithm(name string) (Algorithm, error) {
 			return ai.Algo, nil
 		}
 	}
-	return 0, printf.Errorf("unknown algorithm %q (want one of %s)", name, strings.Join(algoNames(), ", "))
+	return 0, fmt.Errorf("unknown algorithm %q (want one of %s)", name, strings.Join(algoNames(), ", "))
 }
 
 // LookupProtocol finds a protocol by NCCL's name, ignoring case.
@@ -187,7 +186,7 @@ func LookupProtocol(name string) (Protocol, error) {
 			return pi.Proto, nil
 		}
 	}
-	return 0, printf.Errorf("unknown protocol %q (want one of LL, LL128, Simple)", name)
+	return 0, fmt.Errorf("unknown protocol %q (want one of LL, LL128, Simple)", name)
 }
 
 func funcNames() []string {

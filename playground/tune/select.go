@@ -3,10 +3,9 @@ package tune
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
-
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // Datatype is an element type; it matters to the selection only through
@@ -55,7 +54,7 @@ func (t Datatype) String() string {
 			return d.names[0]
 		}
 	}
-	return printf.Sprintf("Datatype(%d)", int(t))
+	return fmt.Sprintf("Datatype(%d)", int(t))
 }
 
 // Size returns the element size in bytes, 0 for an unknown type.
@@ -78,7 +77,7 @@ func LookupDatatype(name string) (Datatype, error) {
 			}
 		}
 	}
-	return 0, printf.Errorf("unknown datatype %q", name)
+	return 0, fmt.Errorf("unknown datatype %q", name)
 }
 
 // Op is a reduction operation.
@@ -199,7 +198,7 @@ var ErrNoAlgorithm = errors.New("no algorithm/protocol available")
 // then protocol index), then the channel and thread counts for it.
 func (m *Model) Select(req Request) (Choice, error) {
 	if !req.Func.Valid() {
-		return Choice{}, printf.Errorf("select: invalid function %d", int(req.Func))
+		return Choice{}, fmt.Errorf("select: invalid function %d", int(req.Func))
 	}
 	costs := m.CostTable(req)
 	minTime := float32(math.MaxFloat32)
@@ -224,9 +223,9 @@ func (m *Model) Select(req Request) (Choice, error) {
 			set = append(set, "NCCL_PROTO="+m.Opts.Proto)
 		}
 		if len(set) > 0 {
-			return Choice{}, printf.Errorf("%s with %s: %w (NCCL returns ncclInvalidUsage)", req.Func, strings.Join(set, ", "), ErrNoAlgorithm)
+			return Choice{}, fmt.Errorf("%s with %s: %w (NCCL returns ncclInvalidUsage)", req.Func, strings.Join(set, ", "), ErrNoAlgorithm)
 		}
-		return Choice{}, printf.Errorf("%s: %w (NCCL returns ncclInternalError)", req.Func, ErrNoAlgorithm)
+		return Choice{}, fmt.Errorf("%s: %w (NCCL returns ncclInternalError)", req.Func, ErrNoAlgorithm)
 	}
 	nc, nt := m.channelsThreads(algo, proto, req.NBytes)
 	return Choice{Func: req.Func, NBytes: req.NBytes, Algo: algo, Proto: proto, TimeUs: minTime,
@@ -319,7 +318,7 @@ func (m *Model) Sweep(ctx context.Context, f Func, sizes []uint64, tmpl Request)
 	tmpl.Func = f
 	for _, n := range sizes {
 		if err := ctx.Err(); err != nil {
-			return out, printf.Errorf("sweep: %w", err)
+			return out, fmt.Errorf("sweep: %w", err)
 		}
 		tmpl.NBytes = n
 		c, err := m.Select(tmpl)

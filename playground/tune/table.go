@@ -1,11 +1,10 @@
 package tune
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"strings"
-
-	"github.com/distributed-nav/distributed-nav/playground/printf"
 )
 
 // cFloat formats v like C's printf("%<width>.<prec>f"), including the
@@ -18,13 +17,13 @@ func cFloat(v float32, width, prec int) string {
 		if math.Signbit(x) {
 			s = "-nan"
 		}
-		return printf.Sprintf("%*s", width, s)
+		return fmt.Sprintf("%*s", width, s)
 	case math.IsInf(x, 1):
-		return printf.Sprintf("%*s", width, "inf")
+		return fmt.Sprintf("%*s", width, "inf")
 	case math.IsInf(x, -1):
-		return printf.Sprintf("%*s", width, "-inf")
+		return fmt.Sprintf("%*s", width, "-inf")
 	}
-	return printf.Sprintf("%*.*f", width, prec, x)
+	return fmt.Sprintf("%*.*f", width, prec, x)
 }
 
 // TuningTableLines returns the lines NCCL logs under NCCL_DEBUG=INFO
@@ -50,7 +49,7 @@ func (m *Model) TuningTableLines() []string {
 			if a >= NumAlgorithms {
 				continue
 			}
-			printf.Fprintf(&b, " %14s   %14s   %14s |", "", Algorithm(a), "")
+			fmt.Fprintf(&b, " %14s   %14s   %14s |", "", Algorithm(a), "")
 		}
 		lines = append(lines, b.String())
 
@@ -58,7 +57,7 @@ func (m *Model) TuningTableLines() []string {
 		b.WriteString("  Protocol    |")
 		for ba := 0; ba < 3; ba++ {
 			for p := Protocol(0); p < NumProtocols; p++ {
-				printf.Fprintf(&b, " %14s |", p)
+				fmt.Fprintf(&b, " %14s |", p)
 			}
 		}
 		lines = append(lines, b.String())
@@ -71,14 +70,14 @@ func (m *Model) TuningTableLines() []string {
 				continue
 			}
 			for p := 0; p < NumProtocols; p++ {
-				printf.Fprintf(&b, " %14d |", m.MaxThreads[a][p])
+				fmt.Fprintf(&b, " %14d |", m.MaxThreads[a][p])
 			}
 		}
 		lines = append(lines, b.String())
 
 		for c := Func(0); c < NumFuncs; c++ {
 			b.Reset()
-			printf.Fprintf(&b, "%13s |", c)
+			fmt.Fprintf(&b, "%13s |", c)
 			for ba := 0; ba < 3; ba++ {
 				a := block*3 + ba
 				if a >= NumAlgorithms {
@@ -101,8 +100,8 @@ func (m *Model) TuningTableLines() []string {
 // example "NCCL INFO " to mimic a log).
 func (m *Model) WriteTuningTable(w io.Writer, prefix string) error {
 	for _, l := range m.TuningTableLines() {
-		if _, err := printf.Fprintf(w, "%s%s\n", prefix, l); err != nil {
-			return printf.Errorf("write tuning table: %w", err)
+		if _, err := fmt.Fprintf(w, "%s%s\n", prefix, l); err != nil {
+			return fmt.Errorf("write tuning table: %w", err)
 		}
 	}
 	return nil
@@ -122,21 +121,21 @@ func (m *Model) EnableMatrix() (string, bool) {
 	b.WriteString("Enabled NCCL Func/Proto/Algo Matrix:")
 	b.WriteString("\n     Function | ")
 	for p := Protocol(0); p < NumProtocols; p++ {
-		printf.Fprintf(&b, "%8s  ", p)
+		fmt.Fprintf(&b, "%8s  ", p)
 	}
 	b.WriteString(" | ")
 	for a := Algorithm(0); a < NumAlgorithms; a++ {
-		printf.Fprintf(&b, "%13s  ", a)
+		fmt.Fprintf(&b, "%13s  ", a)
 	}
 	b.WriteString("\n")
 	for f := Func(0); f < NumFuncs; f++ {
-		printf.Fprintf(&b, "%13s | ", f)
+		fmt.Fprintf(&b, "%13s | ", f)
 		for p := 0; p < NumProtocols; p++ {
-			printf.Fprintf(&b, "%8d  ", m.ParsedProto[f][p])
+			fmt.Fprintf(&b, "%8d  ", m.ParsedProto[f][p])
 		}
 		b.WriteString(" | ")
 		for a := 0; a < NumAlgorithms; a++ {
-			printf.Fprintf(&b, "%13d  ", m.ParsedAlgo[f][a])
+			fmt.Fprintf(&b, "%13d  ", m.ParsedAlgo[f][a])
 		}
 		b.WriteString("\n")
 	}
@@ -147,7 +146,7 @@ func (m *Model) EnableMatrix() (string, bool) {
 // (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/tuning.cc#L610-L616).
 func (m *Model) ThresholdsLine() string {
 	t := m.ThreadThresholds
-	return printf.Sprintf("threadThresholds %d/%d/%d | %d/%d/%d | %d | %d",
+	return fmt.Sprintf("threadThresholds %d/%d/%d | %d/%d/%d | %d | %d",
 		t[Tree][LL], t[Tree][LL128], t[Tree][Simple], t[Ring][LL], t[Ring][LL128], t[Ring][Simple],
 		t[CollNetDirect][Simple], t[CollNetChain][Simple])
 }

@@ -29,15 +29,11 @@
 // Web Worker (site/assets/js/playground/worker.js) so that long searches
 // never block the page.
 //
-// Size: the packages linked here avoid fmt, reflect, encoding/* and text/*,
-// which together cost about 120 KB of the gzip size: they format with
-// package printf, write JSON with package jsonw, read topology XML with
-// topo's own tokenizer and the env tables with ncclenv's CSV reader, align
-// the doctor's text with its own column writer, and compile the
-// measurements and the calibration in as Go values. What is left is the Go runtime with
-// syscall/js (about 570 KB gzip for an empty module) and the model and
-// view code. generator/sitetest's TestWasmSize reports the size and fails
-// when it grows past its ceiling.
+// Size: the Go runtime with syscall/js is about 570 KB gzip for an empty
+// module; the rest is the model and view code with fmt, encoding/xml,
+// encoding/csv and text/tabwriter, and the measurements and the calibration
+// compiled in as Go values. generator/sitetest's TestWasmSize reports the
+// size and fails when it grows past its ceiling.
 package main
 
 import (
