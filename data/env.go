@@ -11,3 +11,10 @@ import "embed"
 //
 //go:embed env/*.csv
 var Env embed.FS
+
+// GPUs is gpus.csv: per-GPU dense BF16 tensor throughput and memory, each
+// row with the URL the number was published at. The step projection
+// derives compute time from it.
+//
+//go:embed gpus.csv
+var GPUs []byte

@@ -33,7 +33,11 @@
 //     computes (one layer ahead). Collectives share one NCCL communicator
 //     and run one at a time.
 //
+// Compute times are inputs; package workload derives them from the model
+// size and the GPU's published dense BF16 throughput at a stated
+// utilisation, and estimates one GPU's memory with the optimizer's state
+// and the activations.
+//
 // Not modelled: compute slowed down by communication kernels sharing SMs,
-// the optimizer's own collectives, activation memory, and gradient
-// accumulation.
+// the optimizer's own collectives, and gradient accumulation.
 package stepsim
