@@ -24,6 +24,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/distributed-nav/distributed-nav/playground/compare"
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
@@ -69,8 +70,10 @@ func runExportTuner(ctx context.Context, args []string, stdin io.Reader, stdout,
 	keepChannels := fs.Bool("keep-nccl-channels", false, "write -1 in the channels column (keep NCCL's own channel count) instead of the modelled count")
 	anyShape := fs.Bool("any-shape", false, "write -1 for nNodes and nRanks so the lines match any communicator (default: this system's counts only)")
 	out := fs.String("out", "-", "file to write, - for standard output")
+	measured := fs.String("nccl-tests", "", "write the measured winners of the nccl-tests runs in this file (runs pinned to different NCCL_ALGO/NCCL_PROTO) instead of NCCL's model; - reads standard input")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ncclsim export-tuner (--preset NAME | --xml FILE) [--nodes N] [--p2p MODE] [--env NAME=VALUE]... [--coll LIST] [--dtype T] [--keep-nccl-channels] [--any-shape] [--out FILE]")
+		fmt.Fprintln(stderr, "       ncclsim export-tuner --nccl-tests FILE [--out FILE]")
 		fmt.Fprintln(stderr, "Writes NCCL's choice per size range in the CSV format of NCCL's example tuner plugin (load it with NCCL_TUNER_CONFIG_FILE).")
 		fs.PrintDefaults()
 	}
@@ -79,6 +82,16 @@ func runExportTuner(ctx context.Context, args []string, stdin io.Reader, stdout,
 	}
 	if *asJSON {
 		return usagef("export-tuner writes CSV; --json is not supported")
+	}
+	var b strings.Builder
+	if *measured != "" {
+		if sf.preset != "" || sf.xml != "" {
+			return usagef("--nccl-tests writes the measured winners; it takes no --preset or --xml")
+		}
+		if err := measuredTuner(&b, *measured, stdin); err != nil {
+			return err
+		}
+		return writeTunerFile(b.String(), *out, stdout, stderr)
 	}
 	funcs, err := parseFuncList(*colls)
 	if err != nil {
@@ -93,7 +106,6 @@ func runExportTuner(ctx context.Context, args []string, stdin io.Reader, stdout,
 		return err
 	}
 	m := run.res.Tune
-	var b strings.Builder
 	fmt.Fprintf(&b, "# NCCL tuner configuration written by `ncclsim export-tuner` for %s x %d node(s), %d ranks, %s.\n", run.name, m.Sys.NNodes, m.Sys.NRanks, dt)
 	fmt.Fprintf(&b, "# Choices of NCCL v2.30.7-1's own tuning model (the same as without the plugin, unless the system differs from the model).\n")
 	if len(run.env.Names()) > 0 {
@@ -116,16 +128,55 @@ func runExportTuner(ctx context.Context, args []string, stdin io.Reader, stdout,
 			b.WriteByte('\n')
 		}
 	}
-	if *out == "-" {
-		if _, err := io.WriteString(stdout, b.String()); err != nil {
+	return writeTunerFile(b.String(), *out, stdout, stderr)
+}
+
+// writeTunerFile writes text to out ("-" = stdout).
+func writeTunerFile(text, out string, stdout, stderr io.Writer) error {
+	if out == "-" {
+		if _, err := io.WriteString(stdout, text); err != nil {
 			return fmt.Errorf("write: %w", err)
 		}
 		return nil
 	}
-	if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", *out, err)
+	if err := os.WriteFile(out, []byte(text), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", out, err)
 	}
-	fmt.Fprintf(stderr, "wrote %s\n", *out)
+	fmt.Fprintf(stderr, "wrote %s\n", out)
+	return nil
+}
+
+// measuredTuner writes the plugin lines of the measured winners of the
+// nccl-tests runs in file name (compare.TunerFromRuns).
+func measuredTuner(b *strings.Builder, name string, stdin io.Reader) error {
+	nf, err := readNCCLTests(name, stdin, "", 0)
+	if err != nil {
+		return err
+	}
+	ranges, notes, err := compare.TunerFromRuns(nf.Runs)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	fmt.Fprintf(b, "# NCCL tuner configuration written by `ncclsim export-tuner --nccl-tests` from %d measured run(s) in %s.\n", len(nf.Runs), name)
+	b.WriteString("# Each range holds the NCCL_ALGO/NCCL_PROTO pair whose run had the highest out-of-place busbw at the measured sizes inside it;\n")
+	b.WriteString("# ranges meet at the geometric midpoint between measured sizes. Channels and nNodes are -1 (NCCL's own); nRanks is the runs'.\n")
+	for _, n := range notes {
+		fmt.Fprintf(b, "# left out: %s\n", n)
+	}
+	b.WriteString("# Use: NCCL_TUNER_PLUGIN=<path to the example plugin> NCCL_TUNER_CONFIG_FILE=<this file>\n")
+	b.WriteString("# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff\n")
+	for _, r := range ranges {
+		var won []string
+		for i, s := range r.Sizes {
+			won = append(won, fmt.Sprintf("%d B: %.2f GB/s", s, r.BusBwGBps[i]))
+		}
+		fmt.Fprintf(b, "# measured: %s\n", strings.Join(won, ", "))
+		line := tunerRow{Func: r.Func, Min: r.Min, Max: r.Max, Algo: r.Algo, Proto: r.Proto, Channels: -1, NNodes: -1, NRanks: r.NRanks, NumPipeOps: 1, RegBuff: -1}.String()
+		if len(line) > tunerMaxLine {
+			return fmt.Errorf("export-tuner: line longer than the plugin's %d characters: %s", tunerMaxLine, line)
+		}
+		b.WriteString(line + "\n")
+	}
 	return nil
 }
 

@@ -12,7 +12,9 @@
 //	ncclsim validate [--data DIR] [--calibration FILE] [--min-bytes N] [--points] [--json]
 //	ncclsim step SYSTEM --model ddp|fsdp --params N [--dtype T] --forward-ms F --backward-ms B
 //	             [--bucket-cap-mb MB] [--first-iteration] [--layers L] [--reshard-after-forward=false] [--solve-speedup S,...] [--json]
+//	ncclsim compare SYSTEM --nccl-tests FILE [--coll C] [--nranks N] [--run K] [--json]
 //	ncclsim export-tuner SYSTEM [--coll LIST] [--keep-nccl-channels] [--any-shape] [--out FILE]
+//	ncclsim export-tuner --nccl-tests FILE [--out FILE]
 //	ncclsim doctor [--log FILE] [--env FILE] [--json]         ("-" reads standard input)
 //
 // where SYSTEM is (--preset NAME | --xml FILE) [--nodes N] [--env K=V]...
@@ -22,8 +24,9 @@
 // estimate prints NCCL's model time next to the calibrated estimate (what
 // nccl-tests would measure, fitted on data/measurements); calibrate refits
 // data/calibration.yaml and validate compares both with every published
-// run; step projects a DDP or FSDP2 step; export-tuner writes NCCL's
-// choices for NCCL_TUNER_CONFIG_FILE.
+// run; compare puts a user's own nccl-tests output next to both; step
+// projects a DDP or FSDP2 step; export-tuner writes NCCL's choices, or the
+// measured winners of nccl-tests runs, for NCCL_TUNER_CONFIG_FILE.
 //
 // Errors go to standard error with exit status 1; usage errors exit with 2.
 package main
@@ -54,7 +57,8 @@ var commands = []command{
 	{"calibrate", "fit the calibrated estimator on data/measurements and write data/calibration.yaml", runCalibrate},
 	{"validate", "busbw error of the model and the calibrated estimate against every published run", runValidate},
 	{"step", "one DDP or FSDP2 training step: overlap timeline, exposed communication, speedup, memory", runStep},
-	{"export-tuner", "NCCL's choices per size range as a CSV for NCCL's example tuner plugin", runExportTuner},
+	{"compare", "a measured nccl-tests run next to NCCL's model and the calibrated estimate, and what the gap means", runCompare},
+	{"export-tuner", "NCCL's choices (or the measured winners of nccl-tests runs) per size range as a CSV for NCCL's example tuner plugin", runExportTuner},
 	{"doctor", "read an NCCL/PyTorch log and an environment dump: summary, topology, diagnoses", runDoctor},
 }
 

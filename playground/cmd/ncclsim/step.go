@@ -15,9 +15,11 @@ import (
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
+	"github.com/distributed-nav/distributed-nav/playground/gpus"
 	"github.com/distributed-nav/distributed-nav/playground/stepsim"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 	"github.com/distributed-nav/distributed-nav/playground/units"
+	"github.com/distributed-nav/distributed-nav/playground/workload"
 )
 
 // stepArgs are the flags of `ncclsim step`.
@@ -42,6 +44,11 @@ type stepArgs struct {
 	calibration  string
 	solve        string
 	showTimeline bool
+	gpu          string
+	batch        int
+	seqLen       int
+	mfu          float64
+	optimizer    string
 }
 
 // stepOutput is the JSON form of `ncclsim step`.
@@ -54,12 +61,17 @@ type stepOutput struct {
 	DDP      *stepsim.DDPResult  `json:"ddp,omitempty"`
 	FSDP     *stepsim.FSDPResult `json:"fsdp,omitempty"`
 	Solved   []stepSolved        `json:"solved,omitempty"`
-	Inputs   map[string]any      `json:"inputs"`
-	Env      map[string]string   `json:"env"`
-	Class    estimate.Class      `json:"class"`
-	Band     estimate.Band       `json:"error_band"`
-	Support  string              `json:"support"`
-	Problems []tuneProblem       `json:"problems"`
+	// Compute and Memory are set with --gpu: the compute times derived
+	// from the model size and the GPU's throughput, and the memory
+	// estimate with optimizer state and activations.
+	Compute  *workload.Compute        `json:"compute,omitempty"`
+	Memory   *workload.MemoryEstimate `json:"memory,omitempty"`
+	Inputs   map[string]any           `json:"inputs"`
+	Env      map[string]string        `json:"env"`
+	Class    estimate.Class           `json:"class"`
+	Band     estimate.Band            `json:"error_band"`
+	Support  string                   `json:"support"`
+	Problems []tuneProblem            `json:"problems"`
 }
 
 // stepSolved is one solution of --solve-speedup.
@@ -96,22 +108,25 @@ func runStep(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs.StringVar(&a.calibration, "calibration", "", "calibration file (default: the one built into ncclsim)")
 	fs.StringVar(&a.solve, "solve-speedup", "", "DDP: comma list of target speedups; for each, the compute times (same ratios as given) that reach it")
 	fs.BoolVar(&a.showTimeline, "timeline", false, "text output: list every span of the timeline")
+	fs.StringVar(&a.gpu, "gpu", "", "GPU (see data/gpus.csv: H100-SXM, A100-80GB, L40S, A40, RTX-4090, ...): derive forward and backward time from the model size and its dense BF16 throughput, and estimate memory")
+	fs.IntVar(&a.batch, "batch", 8, "with --gpu: sequences per GPU per step")
+	fs.IntVar(&a.seqLen, "seq-len", 2048, "with --gpu: tokens per sequence")
+	fs.Float64Var(&a.mfu, "mfu", workload.DefaultUtilization, "with --gpu: fraction of the GPU's peak dense BF16 throughput the step reaches")
+	fs.StringVar(&a.optimizer, "optimizer", "adamw", "with --gpu: optimizer whose state the memory estimate counts: adamw, adam, sgd-momentum or sgd")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ncclsim step (--preset NAME | --xml FILE) [--nodes N] [--p2p MODE] [--env NAME=VALUE]... --model ddp|fsdp --params N [--dtype T]")
 		fmt.Fprintln(stderr, "         [--bucket-cap-mb MB] [--first-iteration] [--layers L] [--tensors-per-layer T] --forward-ms F --backward-ms B [--optimizer-ms O]")
 		fmt.Fprintln(stderr, "         [--reshard-after-forward=false] [--reduce-dtype T] [--shard-dtype T] [--timing calibrated|model] [--solve-speedup S,...] [--timeline] [--json]")
+		fmt.Fprintln(stderr, "   or: ncclsim step SYSTEM --model ddp|fsdp --params N --layers L --gpu GPU [--batch B] [--seq-len S] [--mfu U] [--optimizer O] ... (compute derived; --forward-ms/--backward-ms override it)")
 		fmt.Fprintln(stderr, "Projects one training step: backward compute against the overlapping collectives, exposed communication, step time and speedup over one GPU.")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	bucketSet := false
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "bucket-cap-mb" {
-			bucketSet = true
-		}
-	})
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	bucketSet := set["bucket-cap-mb"]
 	params, err := parseCount(a.params)
 	if err != nil {
 		return usagef("--params: %v", err)
@@ -139,6 +154,39 @@ func runStep(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fabric, err := estimate.ParseFabric(a.fabric)
 	if err != nil {
 		return usagef("--fabric: %v", err)
+	}
+	var work *workload.Workload
+	var comp *workload.Compute
+	if a.gpu != "" {
+		g, err := gpus.Lookup(a.gpu)
+		if err != nil {
+			return usagef("--gpu: %v", err)
+		}
+		opt, err := workload.ParseOptimizer(a.optimizer)
+		if err != nil {
+			return usagef("--optimizer: %v", err)
+		}
+		if !(a.mfu > 0 && a.mfu <= 1) {
+			return usagef("--mfu %v: want a fraction in (0, 1]", a.mfu)
+		}
+		work = &workload.Workload{Params: params, Layers: a.layers, Dtype: dt, Batch: a.batch, SeqLen: a.seqLen, GPU: g, Utilization: a.mfu, Optimizer: opt}
+		c, err := work.Derive()
+		if err != nil {
+			return usageError{err}
+		}
+		comp = &c
+		if !set["forward-ms"] {
+			a.forwardMs = c.ForwardMs
+		}
+		if !set["backward-ms"] {
+			a.backwardMs = c.BackwardMs
+		}
+	} else {
+		for _, n := range []string{"batch", "seq-len", "mfu", "optimizer"} {
+			if set[n] {
+				return usagef("--%s works with --gpu", n)
+			}
+		}
 	}
 	cal, err := loadCalibration(a.calibration)
 	if err != nil {
@@ -185,6 +233,13 @@ func runStep(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return err
 		}
 		out.DDP = r
+		if work != nil {
+			mem, err := work.MemoryDDP()
+			if err != nil {
+				return err
+			}
+			out.Memory = &mem
+		}
 		for _, t := range targets {
 			sc, sr, err := stepsim.SolveDDPCompute(ctx, cfg, comm, t)
 			s := stepSolved{TargetSpeedup: t}
@@ -219,7 +274,15 @@ func runStep(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return err
 		}
 		out.FSDP = r
+		if work != nil {
+			mem, err := work.MemoryFSDP(r, sd, m.Sys.NRanks)
+			if err != nil {
+				return err
+			}
+			out.Memory = &mem
+		}
 	}
+	out.Compute = comp
 	if a.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -298,6 +361,25 @@ func formatStep(o *stepOutput, spans bool) string {
 		fmt.Fprintf(&b, "memory per GPU: parameters %.3g GB peak (%.3g GB shards + %.3g GB gathered), gradients %.3g GB peak (%.3g GB shards + %.3g GB unreduced), together at most %.3g GB\n",
 			gb(mm.PeakParamBytes), gb(mm.ShardedParamBytes), gb(mm.PeakUnshardedParamBytes), gb(mm.PeakGradBytes), gb(mm.ShardedGradBytes), gb(mm.PeakUnshardedGradBytes), gb(mm.PeakTotalBytes))
 		tl = r.Timeline
+	}
+	if c := o.Compute; c != nil {
+		fmt.Fprintf(&b, "\ncompute from the model size: %d tokens per GPU, forward %.3g FLOPs = %.2f ms, backward %.3g FLOPs = %.2f ms at %.0f%% of the %s's %.1f dense BF16 TFLOP/s (%s)\n",
+			c.TokensPerGPU, c.ForwardFLOPs, c.ForwardMs, c.BackwardFLOPs, c.BackwardMs, 100*c.Utilization, c.GPU, c.PeakTFLOPS, c.Source)
+	}
+	if mm := o.Memory; mm != nil {
+		fits := "fits in"
+		if !mm.Fits {
+			fits = "does NOT fit in"
+		}
+		buckets := ""
+		if mm.BucketBytes > 0 {
+			buckets = fmt.Sprintf(", DDP buckets %.3g GB", gb(mm.BucketBytes))
+		}
+		fmt.Fprintf(&b, "memory per GPU: parameters %.3g GB, gradients %.3g GB%s, %s state %.3g GB, activations %.3g GB: %.3g GB, %s the GPU's %.3g GB\n",
+			gb(mm.ParamBytes), gb(mm.GradBytes), buckets, mm.Optimizer, gb(mm.OptimizerBytes), gb(mm.ActivationBytes), gb(mm.TotalBytes), fits, gb(mm.GPUBytes))
+		for _, s := range mm.Assumptions {
+			fmt.Fprintf(&b, "  assumed: %s\n", s)
+		}
 	}
 	if spans {
 		fmt.Fprintf(&b, "\n%-8s %-14s %-22s %10s %10s %10s\n", "LANE", "KIND", "LABEL", "START ms", "END ms", "EXPOSED")
