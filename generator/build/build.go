@@ -201,7 +201,12 @@ func (b *builder) assemble() (*sitetree.Tree, Problems) {
 	if err != nil {
 		return nil, append(ps, Problem{File: "site", Line: 1, Msg: err.Error()})
 	}
-	t.Assets = map[string][]byte{"chroma.css": css}
+	spec, err := searchdb.BrowserModule()
+	if err != nil {
+		return nil, append(ps, Problem{File: "generator/searchdb", Line: 1, Msg: err.Error()})
+	}
+	// Tree.Assets are written under site/assets/gen/.
+	t.Assets = map[string][]byte{"chroma.css": css, strings.TrimPrefix(searchdb.ModulePath, "gen/"): spec}
 	t.Data = map[string]any{"handbook": b.handbook(t.Nav)}
 	return t, ps
 }

@@ -30,7 +30,9 @@ func (b *builder) searchRecords(mentioned map[string]crosslink.Target) []searchd
 		recs = append(recs, pageRecords(p, b.breadcrumb(p))...)
 	}
 	for _, r := range b.facts.env {
-		text := r.Description + " Default: " + r.Default + ". Component: " + r.Component + ". Read by " + r.Reader + "."
+		// The text is what the result shows: the meaning, then the default. Where the
+		// variable lives (library, component) is in the breadcrumb.
+		text := strings.TrimSpace(r.Description) + " Default: " + r.Default + "."
 		if r.DeprecatedAliasOf != "" {
 			text += " Deprecated: use " + r.DeprecatedAliasOf + "."
 		}

@@ -117,6 +117,12 @@ func layoutSite(t *testing.T, dir, sub string, db []byte) string {
 	if db != nil {
 		write("search.db", db)
 	}
+	// The constants and SQL query.js imports, as the generator writes them.
+	mod, err := BrowserModule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(ModulePath, mod)
 	write("index.html", []byte(fmt.Sprintf(testPage, base)))
 	write("az/index.html", []byte(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A–Z</title></head><body><h1>A–Z index</h1></body></html>`))
 	return base

@@ -40,6 +40,10 @@ var parityInputs = []string{
 	strings.Repeat("x", 300), "A_B_C_D_E_F_G_H_I_J_K", "___", "nccl_", "nccl_p2p_", "p2p.",
 	"4090", "rtx4090", "RTX4090Ti", "gpu0", "x86_64", "IPv6Address", "HTTPServer",
 	"\x00\x01nccl\x02", "wacthdog", "TORCH_NCCL_ASYNC_ERROR_HANDLING=1 torchrun",
+	"NCCL_DEBUG=INFO", "nccl_debug=info", "export NCCL_SOCKET_IFNAME=eth0", "EXPORT NCCL_ALGO=Ring",
+	"set NCCL_IB_HCA=mlx5_0,mlx5_1", "NCCL_DEBUG=", "=INFO", "NCCL_DEBUG =INFO", "NCCL DEBUG=INFO",
+	"sudo export NCCL_DEBUG=INFO", "NCCL_P2P_LEVEL=NVL\t", "A_B_C_D_E_F_G_H_I_J=1", "ñandú_x=1",
+	"NCCL_DEBUG=INFO\u00a0x", "x-y=1", "日本=1", "\u000bNCCL_ALGO=Tree\f",
 }
 
 // editPairs are inputs for EditDistance with distances worked out by hand.
@@ -55,6 +59,7 @@ type goldenParse struct {
 	Strict string `json:"strict"`
 	Loose  string `json:"loose"`
 	Key    string `json:"key"`
+	Name   string `json:"name,omitempty"`
 	OK     bool   `json:"ok"`
 }
 
@@ -66,11 +71,6 @@ type goldenCorrection struct {
 }
 
 type queryGolden struct {
-	Constants    map[string]int      `json:"constants"`
-	Connectors   string              `json:"connectors"`
-	StopWords    []string            `json:"stopWords"`
-	Kinds        []string            `json:"kinds"`
-	SQL          map[string]string   `json:"sql"`
 	WordRunes    string              `json:"wordRunes"`
 	WordLower    string              `json:"wordLower"`
 	Parse        []goldenParse       `json:"parse"`
@@ -84,18 +84,6 @@ type queryGolden struct {
 
 func makeQueryGolden() queryGolden {
 	g := queryGolden{
-		Constants: map[string]int{
-			"MAX_QUERY_RUNES": MaxQueryRunes, "MAX_TERMS": MaxTerms,
-			"MAX_PARTS_PER_TERM": MaxPartsPerTerm, "DEFAULT_LIMIT": DefaultLimit,
-			"MAX_LIMIT": MaxLimit, "SCHEMA_VERSION": SchemaVersion,
-		},
-		Connectors: connectors,
-		StopWords:  stopWords,
-		Kinds:      Kinds,
-		SQL: map[string]string{
-			"SEARCH_SQL": SearchSQL, "VOCAB_EXACT_SQL": VocabExactSQL,
-			"VOCAB_PREFIX_SQL": VocabPrefixSQL, "VOCAB_RANGE_SQL": VocabRangeSQL,
-		},
 		SplitIdent: map[string][]string{},
 		NeedsCheck: map[string]bool{},
 		Snippets:   map[string]string{},
@@ -111,7 +99,7 @@ func makeQueryGolden() queryGolden {
 	for _, in := range parityInputs {
 		q := Parse(in)
 		rw, ok := Rewrite(in)
-		g.Parse = append(g.Parse, goldenParse{Input: in, Terms: q.Terms, Strict: rw, Loose: q.Loose(nil), Key: q.Key(), OK: ok})
+		g.Parse = append(g.Parse, goldenParse{Input: in, Terms: q.Terms, Strict: rw, Loose: q.Loose(nil), Key: q.Key(), Name: q.Name, OK: ok})
 		for _, w := range strings.Fields(in) {
 			g.SplitIdent[w] = SplitIdent(w)
 		}
@@ -151,6 +139,8 @@ var searchQueries = []struct {
 	{"nccl", "env", 10}, {"nccl", "", 50}, {"bucket", "section", 3}, {"timeout", "", 10},
 	{"the", "", 10}, {`"(AND*`, "", 10}, {"🚀", "", 10}, {"café", "", 10}, {"ncc", "", 10},
 	{"p", "", 10}, {"watchd", "", 10}, {"bucketi", "", 10}, {"tuning.cc", "", 10},
+	{"NCCL_DEBUG=INFO", "", 10}, {"export NCCL_SOCKET_IFNAME=eth0", "", 10},
+	{"NCCL_IB_HCA=mlx5_0,mlx5_1", "env", 5}, {"NCCL_P2P_LEVEL=PHB", "", 10},
 }
 
 type searchCase struct {

@@ -1,6 +1,7 @@
 package searchdb
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -35,6 +36,10 @@ var stopWords = []string{
 	"what", "when", "where", "which", "who", "why", "will", "with", "you", "your",
 }
 
+// assignPrefixes are shell words that may stand before NAME=VALUE in a query: "export
+// NCCL_DEBUG=INFO" names NCCL_DEBUG as "NCCL_DEBUG=INFO" does (see Query.Name).
+var assignPrefixes = []string{"export", "set"}
+
 // Term is one word of a query, split into identifier parts.
 type Term struct {
 	// Parts are the lower-cased parts of the word: "NCCL_P2P_DISABLE" gives
@@ -53,6 +58,11 @@ func (t Term) Joined() string { return strings.Join(t.Parts, "") }
 // Query is typed search text turned into words. Its zero value is the empty query.
 type Query struct {
 	Terms []Term `json:"terms"`
+	// Name is set when the typed text is one identifier followed by =VALUE, as pasted from a
+	// shell or a log ("NCCL_DEBUG=INFO", "export NCCL_P2P_LEVEL=PHB"): the identifier's
+	// parts written together ("nccldebug"), like Key. The record whose title is that
+	// identifier ranks first (see SearchSQL).
+	Name string `json:"name,omitempty"`
 }
 
 // Empty reports whether the query has nothing to search for.
@@ -178,7 +188,38 @@ func Parse(text string) Query {
 	if len(kept) > MaxTerms {
 		kept = kept[:MaxTerms]
 	}
-	return Query{Terms: kept}
+	return Query{Terms: kept, Name: assignedName(rs)}
+}
+
+// isQuerySpace reports whether r separates the fields of typed text for assignedName:
+// ASCII white space only, so that Go and JavaScript cut alike.
+func isQuerySpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v' }
+
+// assignedName returns the joined parts of NAME when rs is NAME=VALUE, optionally after one
+// of assignPrefixes, with no white space inside; NAME must be made of word runes and
+// connectors only. Otherwise it returns "".
+func assignedName(rs []rune) string {
+	fields := strings.FieldsFunc(string(rs), isQuerySpace)
+	if len(fields) == 2 && slices.Contains(assignPrefixes, strings.ToLower(fields[0])) {
+		fields = fields[1:]
+	}
+	if len(fields) != 1 {
+		return ""
+	}
+	name, _, ok := strings.Cut(fields[0], "=")
+	if !ok || name == "" {
+		return ""
+	}
+	for _, r := range name {
+		if !isWordRune(r) && !isConnector(r) {
+			return ""
+		}
+	}
+	parts := SplitIdent(name)
+	if len(parts) > MaxPartsPerTerm {
+		parts = parts[:MaxPartsPerTerm]
+	}
+	return strings.Join(parts, "")
 }
 
 func isStopWord(s string) bool {

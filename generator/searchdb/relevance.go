@@ -85,3 +85,42 @@ func CheckRelevance(ctx context.Context, db *DB, cases []Case) []Failure {
 	}
 	return fails
 }
+
+// Rates counts how many cases find their expected record first (Top1) and among the first
+// RelevanceTopN results (TopN), out of N.
+type Rates struct {
+	N, Top1, TopN int
+}
+
+// String reports the rates as "top-1 a/n (x%), top-3 b/n (y%)".
+func (r Rates) String() string {
+	pct := func(k int) float64 {
+		if r.N == 0 {
+			return 0
+		}
+		return 100 * float64(k) / float64(r.N)
+	}
+	return fmt.Sprintf("top-1 %d/%d (%.0f%%), top-%d %d/%d (%.0f%%)", r.Top1, r.N, pct(r.Top1), RelevanceTopN, r.TopN, r.N, pct(r.TopN))
+}
+
+// MeasureRelevance runs every case against db and counts where its expected record ranks. A
+// case whose search fails counts as a miss.
+func MeasureRelevance(ctx context.Context, db *DB, cases []Case) Rates {
+	r := Rates{N: len(cases)}
+	for _, c := range cases {
+		res, err := db.Search(ctx, c.Query, Options{Limit: RelevanceTopN})
+		if err != nil {
+			continue
+		}
+		for i, got := range res {
+			if strings.Contains(got.URL, c.Want) {
+				if i == 0 {
+					r.Top1++
+				}
+				r.TopN++
+				break
+			}
+		}
+	}
+	return r
+}

@@ -145,7 +145,7 @@ func (d *DB) Search(ctx context.Context, text string, opts Options) ([]Result, e
 	if err != nil {
 		return nil, err
 	}
-	rows, err := d.search.QueryContext(ctx, q.Strict(corr), q.Loose(corr), opts.Kind, limit, q.Key())
+	rows, err := d.search.QueryContext(ctx, q.Strict(corr), q.Loose(corr), opts.Kind, limit, q.Key(), q.Name)
 	if err != nil {
 		return nil, searchErr(ctx, err)
 	}

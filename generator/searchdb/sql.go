@@ -51,41 +51,60 @@ const (
 
 // SearchSQL runs a search. Parameters: ?1 the strict (AND) expression, ?2 the loose (OR)
 // expression, ?3 the kind filter (the empty string for all), ?4 the limit, ?5 the query's
-// Key. Order: rows matching every word (tier 0) before rows matching only some (tier 1);
-// then rows whose title is exactly the query (key = ?5); then bm25 with column weights
-// title 10, ident 8, breadcrumb 3, text and more 1, scaled by 0.6 for source symbols (so
-// that a page or section about a name outranks a bare symbol row that matches as well),
-// rounded to 6 decimals so that the browser's SQLite (wasm) and the native one order equal
-// scores alike; then rowid. Result
-// columns: kind, title, breadcrumb, url, snippet (text with matches between char(1) and
-// char(2)), score.
+// Key, ?6 the query's Name (the empty string for none). Order:
+//
+//  1. the record whose title is the identifier the query assigns a value to (key = ?6:
+//     "NCCL_DEBUG=INFO" finds NCCL_DEBUG first, though its row need not hold "info");
+//  2. rows matching every word (tier 0) before rows matching only some (tier 1);
+//  3. rows whose title is exactly the query (key = ?5);
+//  4. rows whose title (or the identifiers it names) holds every word, before rows that
+//     have some of the words only in their breadcrumb or text: a section called "NCCL
+//     timeout and the watchdog" answers "watchdog timeout" better than a long section that
+//     mentions both words often;
+//  5. bm25 with column weights title 10, ident 8, breadcrumb 3, text and more 1, scaled by
+//     0.6 for source symbols (so that a page or section about a name outranks a bare symbol
+//     row that matches as well), rounded to 6 decimals so that the browser's SQLite (wasm)
+//     and the native one order equal scores alike;
+//  6. rowid.
+//
+// Result columns: kind, title, breadcrumb, url, snippet (text with matches between char(1)
+// and char(2)), score. An environment variable's snippet is its whole text (its meaning and
+// its default, a few hundred characters at most); other records show the best 16-token
+// passage.
 //
 // Cost: the loose scan is skipped when it equals the strict one (one-word queries), and
 // the snippets are made in one pass over the loose matches (CROSS JOIN keeps search as the
 // outer loop) rather than by a rowid lookup per result, which for a prefix expression would
-// expand the prefix again for every row.
+// expand the prefix again for every row. The title scan runs the strict expression once
+// more, restricted to two short columns.
 //
-// site/assets/js/search/query.js holds the same text; the parity test checks it.
+// The browser runs this text too: the generator writes it into the module query.js
+// imports (BrowserModule).
 const SearchSQL = `WITH hits(id, tier, score) AS (
   SELECT rowid, 0, round(bm25(search, 10.0, 8.0, 3.0, 1.0, 1.0), 6) FROM search WHERE search MATCH ?1
   UNION ALL
   SELECT rowid, 1, round(bm25(search, 10.0, 8.0, 3.0, 1.0, 1.0), 6) FROM search WHERE ?1 <> ?2 AND search MATCH ?2
 ),
+title_hits(id) AS (
+  SELECT rowid FROM search WHERE search MATCH '{title ident} : (' || ?1 || ')'
+),
 best(id, tier, score) AS (
   SELECT id, min(tier), score FROM hits GROUP BY id
 ),
-top(id, tier, exact, score) AS (
-  SELECT best.id, best.tier, docs.key = ?5,
+top(id, named, tier, exact, titled, score) AS (
+  SELECT best.id, ?6 <> '' AND docs.key = ?6 AS named, best.tier, docs.key = ?5 AS exact,
+         best.tier = 0 AND best.id IN (SELECT id FROM title_hits) AS in_title,
          round(best.score * CASE docs.kind WHEN 'symbol' THEN 0.6 ELSE 1.0 END, 6) AS wscore
     FROM best JOIN docs ON docs.id = best.id
    WHERE ?3 = '' OR docs.kind = ?3
-   ORDER BY best.tier, docs.key = ?5 DESC, wscore, best.id LIMIT ?4
+   ORDER BY named DESC, best.tier, exact DESC, in_title DESC, wscore, best.id LIMIT ?4
 )
 SELECT docs.kind, docs.title, docs.breadcrumb, docs.url,
-       snippet(search, 3, char(1), char(2), '…', 16), top.score
+       CASE docs.kind WHEN 'env' THEN highlight(search, 3, char(1), char(2))
+       ELSE snippet(search, 3, char(1), char(2), '…', 16) END, top.score
   FROM search CROSS JOIN top ON top.id = search.rowid JOIN docs ON docs.id = top.id
  WHERE search MATCH ?2
- ORDER BY top.tier, top.exact DESC, top.score, top.id`
+ ORDER BY top.named DESC, top.tier, top.exact DESC, top.titled DESC, top.score, top.id`
 
 // VocabExactSQL tells whether ?1 is an indexed term (one row) or not (no row).
 const VocabExactSQL = `SELECT 1 FROM search_vocab WHERE term = ?1`

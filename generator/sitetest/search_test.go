@@ -129,7 +129,8 @@ func TestSearchBrowserMatchesCLI(t *testing.T) {
 		return r.URLs, r.MS, nil
 	}
 	queries := []string{"NCCL_P2P_DISABLE", "watchdog timeout", "proces group", "LL128", "bucket_cap_mb",
-		"why is allreduce slow on 4090", "heartbeat abort", `"AND (x* -:`, "ProcessGroupNCCL", "flight recorder", "nvls", "ñandú 日本"}
+		"why is allreduce slow on 4090", "heartbeat abort", `"AND (x* -:`, "ProcessGroupNCCL", "flight recorder", "nvls", "ñandú 日本",
+		"NCCL_DEBUG=INFO", "export NCCL_SOCKET_IFNAME=eth0", "NCCL WARN Mismatched NCCL version detected : rank 3 version 21805 rank 0 version 22703"}
 	base := srv.URL + subPath
 	var cold float64
 	var warm []float64

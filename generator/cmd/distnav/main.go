@@ -170,8 +170,12 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	kind := fs.String("kind", "", "only results of this kind: "+strings.Join(searchdb.Kinds, ", "))
 	limit := fs.Int("limit", searchdb.DefaultLimit, fmt.Sprintf("number of results (at most %d)", searchdb.MaxLimit))
 	asJSON := fs.Bool("json", false, "print JSON")
+	relevance := fs.String("relevance", "", "instead of a QUERY, run the cases of `FILE` (query<TAB>expected URL fragment) and print the top-1 and top-3 rates and every case that misses the top 3")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *relevance != "" {
+		return runRelevance(ctx, *relevance, *dbPath, *root, stdout)
 	}
 	if fs.NArg() == 0 {
 		return usageError{"distnav search: give a QUERY"}
@@ -213,6 +217,32 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Fprintf(stdout, "    %s\n", s)
 		}
 	}
+	return nil
+}
+
+// runRelevance measures the search against a relevance cases file.
+func runRelevance(ctx context.Context, file, dbPath, root string, stdout io.Writer) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return fmt.Errorf("distnav search --relevance: %w", err)
+	}
+	defer f.Close()
+	cases, err := searchdb.ParseCases(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if dbPath == "" {
+		dbPath = siteDB(root)
+	}
+	db, err := searchdb.Open(dbPath)
+	if err != nil {
+		return fmt.Errorf("%w (run `make gen` or `distnav build` first)", err)
+	}
+	defer db.Close()
+	for _, fail := range searchdb.CheckRelevance(ctx, db, cases) {
+		fmt.Fprintf(stdout, "%s:%s\n", file, strings.TrimPrefix(fail.String(), "line "))
+	}
+	fmt.Fprintf(stdout, "%s: %s\n", file, searchdb.MeasureRelevance(ctx, db, cases))
 	return nil
 }
 

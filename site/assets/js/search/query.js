@@ -1,29 +1,25 @@
 // Query rewriting and the search steps for search.db, shared by worker.js and the node
-// tests. This file is a line-for-line port of generator/searchdb (query.go, sql.go and the
-// Search/Corrections methods of search.go): the same typed text gives the same FTS5
-// expressions, the same SQL and so the same results in the browser and in `distnav search`.
-// The parity tests (query.test.mjs, search.test.mjs) check this against JSON written by the
-// Go tests. Change both sides together.
+// tests. The functions are a line-for-line port of generator/searchdb (query.go and the
+// Search/Corrections methods of search.go), run on the SQL of sql.go itself: the same typed
+// text gives the same FTS5 expressions and so the same results in the browser and in
+// `distnav search`. The parity tests (query.test.mjs, search.test.mjs) check this against
+// JSON written by the Go tests. Change both sides together.
 
-// Limits applied to every query before it reaches SQLite (query.go).
-export const MAX_QUERY_RUNES = 200;
-export const MAX_TERMS = 12;
-export const MAX_PARTS_PER_TERM = 8;
-export const DEFAULT_LIMIT = 10;
-export const MAX_LIMIT = 50;
-export const SCHEMA_VERSION = 1;
-export const KINDS = ['section', 'env', 'symbol', 'correction', 'page'];
+// The limits, kinds, connectors, stop words and SQL come from the Go package: the generator
+// writes them into ../../gen/search/spec.js (searchdb.BrowserModule); nothing here restates
+// them.
+import {
+  ASSIGN_PREFIXES, CONNECTORS, DEFAULT_LIMIT, KINDS, MAX_LIMIT, MAX_PARTS_PER_TERM,
+  MAX_QUERY_RUNES, MAX_TERMS, SEARCH_SQL, STOP_WORDS, VOCAB_EXACT_SQL, VOCAB_PREFIX_SQL,
+  VOCAB_RANGE_SQL,
+} from '../../gen/search/spec.js';
 
-// Characters that join the parts of an identifier inside one word.
-export const CONNECTORS = '_.:-/';
-
-// Words dropped from a query unless every word is one or the word is still being typed.
-export const STOP_WORDS = [
-  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'but', 'by', 'can', 'do', 'does', 'for', 'from',
-  'how', 'i', 'if', 'in', 'into', 'is', 'it', 'its', 'my', 'no', 'not', 'of', 'on', 'or',
-  'so', 'than', 'that', 'the', 'their', 'then', 'there', 'these', 'this', 'to', 'vs', 'was',
-  'what', 'when', 'where', 'which', 'who', 'why', 'will', 'with', 'you', 'your',
-];
+export {
+  ASSIGN_PREFIXES, CONNECTORS, DEFAULT_LIMIT, KINDS, MAX_LIMIT, MAX_PARTS_PER_TERM,
+  MAX_QUERY_RUNES, MAX_TERMS, SEARCH_SQL, STOP_WORDS, VOCAB_EXACT_SQL, VOCAB_PREFIX_SQL,
+  VOCAB_RANGE_SQL,
+};
+export { SCHEMA_VERSION } from '../../gen/search/spec.js';
 
 const LETTER_OR_NUMBER = /^[\p{L}\p{N}]$/u;
 const UPPER = /^\p{Lu}$/u;
@@ -142,7 +138,56 @@ export function parse(text) {
   if (kept.length > MAX_TERMS) {
     kept = kept.slice(0, MAX_TERMS);
   }
-  return { terms: kept };
+  const out = { terms: kept };
+  const name = assignedName(rs);
+  if (name !== '') {
+    out.name = name;
+  }
+  return out;
+}
+
+const isQuerySpace = (ch) => ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r' || ch === '\f' || ch === '\v';
+
+// assignedName: the joined parts of NAME when the text is NAME=VALUE, optionally after one of
+// ASSIGN_PREFIXES, with no white space inside (assignedName in query.go). rs is an array of
+// code points.
+function assignedName(rs) {
+  let fields = [];
+  let cur = '';
+  for (const ch of rs) {
+    if (isQuerySpace(ch)) {
+      if (cur !== '') {
+        fields.push(cur);
+      }
+      cur = '';
+    } else {
+      cur += ch;
+    }
+  }
+  if (cur !== '') {
+    fields.push(cur);
+  }
+  if (fields.length === 2 && ASSIGN_PREFIXES.includes(fields[0].toLowerCase())) {
+    fields = fields.slice(1);
+  }
+  if (fields.length !== 1) {
+    return '';
+  }
+  const eq = fields[0].indexOf('=');
+  if (eq <= 0) {
+    return '';
+  }
+  const name = fields[0].slice(0, eq);
+  for (const ch of name) {
+    if (!isWordRune(ch) && !isConnector(ch)) {
+      return '';
+    }
+  }
+  let parts = splitIdent(name);
+  if (parts.length > MAX_PARTS_PER_TERM) {
+    parts = parts.slice(0, MAX_PARTS_PER_TERM);
+  }
+  return parts.join('');
 }
 
 // quote writes s as an FTS5 string, inside which nothing is syntax.
@@ -308,36 +353,6 @@ export function snippetHTML(raw) {
   return out;
 }
 
-// The SQL of sql.go, byte for byte.
-export const SEARCH_SQL = `WITH hits(id, tier, score) AS (
-  SELECT rowid, 0, round(bm25(search, 10.0, 8.0, 3.0, 1.0, 1.0), 6) FROM search WHERE search MATCH ?1
-  UNION ALL
-  SELECT rowid, 1, round(bm25(search, 10.0, 8.0, 3.0, 1.0, 1.0), 6) FROM search WHERE ?1 <> ?2 AND search MATCH ?2
-),
-best(id, tier, score) AS (
-  SELECT id, min(tier), score FROM hits GROUP BY id
-),
-top(id, tier, exact, score) AS (
-  SELECT best.id, best.tier, docs.key = ?5,
-         round(best.score * CASE docs.kind WHEN 'symbol' THEN 0.6 ELSE 1.0 END, 6) AS wscore
-    FROM best JOIN docs ON docs.id = best.id
-   WHERE ?3 = '' OR docs.kind = ?3
-   ORDER BY best.tier, docs.key = ?5 DESC, wscore, best.id LIMIT ?4
-)
-SELECT docs.kind, docs.title, docs.breadcrumb, docs.url,
-       snippet(search, 3, char(1), char(2), '…', 16), top.score
-  FROM search CROSS JOIN top ON top.id = search.rowid JOIN docs ON docs.id = top.id
- WHERE search MATCH ?2
- ORDER BY top.tier, top.exact DESC, top.score, top.id`;
-
-export const VOCAB_EXACT_SQL = `SELECT 1 FROM search_vocab WHERE term = ?1`;
-
-export const VOCAB_PREFIX_SQL = `SELECT term FROM search_vocab WHERE term >= ?1 AND term < ?2 LIMIT 1`;
-
-export const VOCAB_RANGE_SQL = `SELECT term, doc FROM search_vocab
- WHERE term >= ?1 AND term < ?2 AND length(term) BETWEEN ?3 AND ?4
- ORDER BY term`;
-
 function clampLimit(n) {
   n = Number.isInteger(n) ? n : 0;
   if (n <= 0) {
@@ -394,7 +409,7 @@ export function search(exec, text, opts = {}) {
     return [];
   }
   const corr = corrections(exec, q);
-  const rows = exec(SEARCH_SQL, [strict(q, corr), loose(q, corr), kind, limit, key(q)]);
+  const rows = exec(SEARCH_SQL, [strict(q, corr), loose(q, corr), kind, limit, key(q), q.name ?? '']);
   return rows.map((r) => ({
     kind: r[0],
     title: r[1],
