@@ -193,7 +193,9 @@ func Parse(text string) Query {
 
 // isQuerySpace reports whether r separates the fields of typed text for assignedName:
 // ASCII white space only, so that Go and JavaScript cut alike.
-func isQuerySpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v' }
+func isQuerySpace(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v'
+}
 
 // assignedName returns the joined parts of NAME when rs is NAME=VALUE, optionally after one
 // of assignPrefixes, with no white space inside; NAME must be made of word runes and

@@ -50,7 +50,7 @@ func TestEnvSnippetIsMeaningAndDefault(t *testing.T) {
 	long := Record{Kind: KindSection, Title: "Long section", URL: "notes/long/#s",
 		Text: strings.Repeat("filler words here ", 30) + "socket interface " + strings.Repeat("more filler ", 30)}
 	env := Record{Kind: KindEnv, Title: "NCCL_SOCKET_IFNAME", URL: "env/#NCCL_SOCKET_IFNAME",
-		Text: "Interfaces NCCL sockets may use for bootstrap, as a prefix list where a caret excludes and an equals sign demands an exact match of the whole interface name. Default: auto.",
+		Text:        "Interfaces NCCL sockets may use for bootstrap, as a prefix list where a caret excludes and an equals sign demands an exact match of the whole interface name. Default: auto.",
 		Identifiers: []string{"NCCL_SOCKET_IFNAME"}}
 	db, _ := buildDB(t, []Record{long, env})
 	res, err := db.Search(context.Background(), "socket interface", Options{})
