@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/distributed-nav/distributed-nav/generator/sitetext"
 	"github.com/distributed-nav/distributed-nav/generator/sitetree"
 )
 
@@ -17,7 +18,7 @@ type azEntry struct {
 // azPage builds the A-Z index: every page and every note section, sorted by
 // title and grouped by first letter. It is the search box's target when
 // JavaScript is off.
-func azPage(pages []*sitetree.Page, extra []azEntry) *sitetree.Page {
+func azPage(text sitetext.Page, pages []*sitetree.Page, extra []azEntry) *sitetree.Page {
 	var entries []azEntry
 	for _, p := range pages {
 		if p.URL == "/" {
@@ -50,7 +51,7 @@ func azPage(pages []*sitetree.Page, extra []azEntry) *sitetree.Page {
 	}
 	sort.Strings(letters)
 	var b strings.Builder
-	b.WriteString("Every page, note section and environment variable of the site by name. The search box leads here when JavaScript is off.\n\n")
+	b.WriteString(string(text.Intro) + "\n\n")
 	for i, l := range letters {
 		if i > 0 {
 			b.WriteString(" · ")
@@ -70,7 +71,7 @@ func azPage(pages []*sitetree.Page, extra []azEntry) *sitetree.Page {
 		}
 		b.WriteString("\n")
 	}
-	return &sitetree.Page{URL: "/az/", Title: "A–Z index", Description: "Every page, section and variable of the site, alphabetically.",
+	return &sitetree.Page{URL: "/az/", Title: string(text.Title), Description: string(text.Description),
 		Body: b.String(), Weight: 1000}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/distributed-nav/distributed-nav/generator/crosslink"
 	"github.com/distributed-nav/distributed-nav/generator/notes"
 	"github.com/distributed-nav/distributed-nav/generator/searchdb"
+	"github.com/distributed-nav/distributed-nav/generator/sitetext"
 	"github.com/distributed-nav/distributed-nav/generator/sitetree"
 	"github.com/distributed-nav/distributed-nav/generator/skill"
 )
@@ -58,8 +59,12 @@ type builder struct {
 	cards      []*skill.Card
 	notes      []*notes.Note
 	noteByName map[string]*notes.Note
-	facts      *facts
-	pages      []*sitetree.Page
+	// prose are the pages of content/pages/ other than the home page.
+	prose []*notes.Note
+	// text is the prose of the pages the builder assembles (content/site.yaml).
+	text  *sitetext.Texts
+	facts *facts
+	pages []*sitetree.Page
 	// correctionPage maps a correction id to the URL of the card page that
 	// shows it.
 	correctionPage map[string]string
@@ -122,6 +127,15 @@ func Load(opts Options) (*builder, error) {
 		b.noteByName[n.Name] = n
 	}
 	b.notes = ns
+	if b.text, err = sitetext.Load(opts.Root); err != nil {
+		return nil, err
+	}
+	if b.prose, err = loadProsePages(opts.Root); err != nil {
+		return nil, err
+	}
+	for _, n := range b.prose {
+		n.Path = b.rel(n.Path)
+	}
 	if b.facts, err = loadFacts(opts.Root); err != nil {
 		return nil, err
 	}
@@ -160,29 +174,30 @@ func (b *builder) assemble() (*sitetree.Tree, Problems) {
 		return nil, Problems{{File: "content/pages/home.md", Line: 1, Msg: err.Error()}}
 	}
 	b.add(home)
-	t.Nav = append(t.Nav, sitetree.NavItem{Title: "Start here", URL: "/"})
+	t.Nav = append(t.Nav, sitetree.NavItem{Title: string(b.text.StartHere), URL: "/"})
 	for i, c := range b.cards {
 		t.Nav = append(t.Nav, b.cardPages(c, 10+i))
 		ps = append(ps, b.applyCorrections(c)...)
 	}
 	if noteItems := b.notePages(); len(noteItems) > 0 {
-		b.add(&sitetree.Page{URL: "/notes/", Section: true, Title: "Deep-dive notes", Weight: 50,
-			Description: "Our notes behind the card: each claim anchored to the pinned sources.", Body: notesIndex(b.notes)})
-		t.Nav = append(t.Nav, sitetree.NavItem{Title: "Deep-dive notes", URL: "/notes/", Children: noteItems})
+		b.add(&sitetree.Page{URL: "/notes/", Section: true, Title: string(b.text.Notes.Title), Weight: 50,
+			Description: string(b.text.Notes.Description), Body: notesIndex(b.notes), File: sitetext.Path, Line: 1})
+		t.Nav = append(t.Nav, sitetree.NavItem{Title: string(b.text.Notes.Title), URL: "/notes/", Children: noteItems})
 	}
 	pgItems, err := b.playgroundPages(context.Background())
 	if err != nil {
 		return nil, append(ps, Problem{File: "playground", Line: 1, Msg: err.Error()})
 	}
-	t.Nav = append(t.Nav, sitetree.NavItem{Title: "Playground", URL: "/playground/", Children: pgItems})
+	t.Nav = append(t.Nav, sitetree.NavItem{Title: string(b.text.Playground.Title), URL: "/playground/", Children: pgItems})
 	b.add(b.envPage())
-	t.Nav = append(t.Nav, sitetree.NavItem{Title: "Environment variables", URL: envURL})
+	t.Nav = append(t.Nav, sitetree.NavItem{Title: string(b.text.Env.Title), URL: envURL})
 	b.add(b.correctionsPage())
-	t.Nav = append(t.Nav, sitetree.NavItem{Title: "Corrections to the card", URL: "/corrections/"})
+	t.Nav = append(t.Nav, sitetree.NavItem{Title: string(b.text.Corrections.Title), URL: "/corrections/"})
+	ps = append(ps, b.addProsePages(t.Nav)...)
 	ps = append(ps, b.link()...)
 	ps = append(ps, b.checkNoteSources()...)
 	b.add(b.sourcesPage())
-	t.Nav = append(t.Nav, sitetree.NavItem{Title: "Cited sources", URL: sourcesURL})
+	t.Nav = append(t.Nav, sitetree.NavItem{Title: string(b.text.Sources.Title), URL: sourcesURL})
 	b.records = b.searchRecords(b.mentioned)
 	var extra []azEntry
 	for _, n := range b.notes {
@@ -193,8 +208,8 @@ func (b *builder) assemble() (*sitetree.Tree, Problems) {
 	for _, r := range b.facts.env {
 		extra = append(extra, azEntry{Title: r.Name, URL: envURL + "#" + r.Anchor(), Where: "environment variable"})
 	}
-	b.add(azPage(b.pages, extra))
-	t.Nav = append(t.Nav, sitetree.NavItem{Title: "A–Z index", URL: "/az/"})
+	b.add(azPage(b.text.AZ, b.pages, extra))
+	t.Nav = append(t.Nav, sitetree.NavItem{Title: string(b.text.AZ.Title), URL: "/az/"})
 	t.Pages = b.pages
 	t.LinkPrevNext()
 	css, err := chromaCSS()
@@ -207,7 +222,8 @@ func (b *builder) assemble() (*sitetree.Tree, Problems) {
 	}
 	// Tree.Assets are written under site/assets/gen/.
 	t.Assets = map[string][]byte{"chroma.css": css, strings.TrimPrefix(searchdb.ModulePath, "gen/"): spec}
-	t.Data = map[string]any{"handbook": b.handbook(t.Nav)}
+	chapters := b.handbook(t.Nav)
+	t.Data = map[string]any{"handbook": chapters, "handbook_live": outsideHandbook(b.pages, chapters)}
 	return t, ps
 }
 
@@ -232,6 +248,64 @@ func (b *builder) homePage() (*sitetree.Page, error) {
 	}
 	return &sitetree.Page{URL: "/", Section: true, Title: n.Title, Description: n.Description, Body: n.Body,
 		File: n.Path, Line: n.BodyLine}, nil
+}
+
+// loadProsePages reads content/pages/*.md except home.md: pages of prose published at the
+// URL their front matter names.
+func loadProsePages(root string) ([]*notes.Note, error) {
+	ns, err := notes.LoadDir(filepath.Join(root, "content", "pages"))
+	if err != nil {
+		return nil, err
+	}
+	var out []*notes.Note
+	for _, n := range ns {
+		if n.Name != "home" {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// addProsePages adds the pages of content/pages/ at their URLs, each listed in the
+// navigation under the entry its front matter names as parent (at the top level without
+// one).
+func (b *builder) addProsePages(nav []sitetree.NavItem) Problems {
+	var ps Problems
+	for _, n := range b.prose {
+		u := n.URL
+		if !strings.HasPrefix(u, "/") || !strings.HasSuffix(u, "/") || u == "/" {
+			ps = append(ps, Problem{n.Path, 2, fmt.Sprintf("front matter: url %q must start and end with / and name a page other than the home page", u)})
+			continue
+		}
+		if b.page(u) != nil {
+			ps = append(ps, Problem{n.Path, 2, fmt.Sprintf("front matter: url %s is already a page of the site", u)})
+			continue
+		}
+		b.add(&sitetree.Page{URL: u, Title: n.Title, Description: n.Description, Weight: n.Weight, Body: n.Body,
+			File: n.Path, Line: n.BodyLine})
+		if n.Parent == "" {
+			continue
+		}
+		if !appendNavChild(nav, n.Parent, sitetree.NavItem{Title: n.Title, URL: u}) {
+			ps = append(ps, Problem{n.Path, 2, fmt.Sprintf("front matter: parent %s is no entry of the navigation", n.Parent)})
+		}
+	}
+	return ps
+}
+
+// appendNavChild adds child under the entry with URL parent, searching the tree; it
+// reports whether it found one.
+func appendNavChild(items []sitetree.NavItem, parent string, child sitetree.NavItem) bool {
+	for i := range items {
+		if items[i].URL == parent {
+			items[i].Children = append(items[i].Children, child)
+			return true
+		}
+		if appendNavChild(items[i].Children, parent, child) {
+			return true
+		}
+	}
+	return false
 }
 
 // Run loads, checks, assembles and writes the site tree. On any problem it

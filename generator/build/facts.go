@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -55,18 +56,22 @@ func (b *builder) envPage() *sitetree.Page {
 			torch++
 		}
 	}
-	fmt.Fprintf(&body, "Every environment variable NCCL `%s` reads (%d rows, including names removed since v2.21) and every variable of PyTorch `%s`'s distributed stack (%d rows): the default, the type, the component it belongs to, where the source reads it, and what it does, in our words. Rows marked *debugging only* are meant for investigations, not for production job scripts. Each variable has its own anchor: link to `env/#NAME`.\n\n",
-		b.facts.sources.Tree("nccl").Tag, nccl, b.facts.sources.Tree("pytorch").Tag, torch)
+	vars := []string{"nccl_tag", b.facts.sources.Tree("nccl").Tag, "nccl_rows", strconv.Itoa(nccl),
+		"torch_tag", b.facts.sources.Tree("pytorch").Tag, "torch_rows", strconv.Itoa(torch)}
+	txt := b.text.Env
+	body.WriteString(txt.Intro.Fill(vars...) + "\n\n")
 	body.WriteString(envtable.HTML(b.facts.env, b.facts.envLink))
-	return &sitetree.Page{URL: envURL, Title: "Environment variables", Weight: 60,
-		Description: "Every NCCL and PyTorch distributed environment variable, with its default, meaning and source line.",
+	return &sitetree.Page{URL: envURL, Title: txt.Title.Fill(vars...), Weight: 60,
+		Description: txt.Description.Fill(vars...),
 		Body:        body.String(), Params: map[string]any{"wide": true}}
 }
 
 // correctionsPage lists every correction of every card.
 func (b *builder) correctionsPage() *sitetree.Page {
 	var body strings.Builder
-	fmt.Fprintf(&body, "Every place where a skill card disagrees with the pinned sources (%d in all). Each card page shows the card's words unchanged, marked, with the correction next to them; this page gathers them.\n\n", len(b.facts.corrections))
+	count := strconv.Itoa(len(b.facts.corrections))
+	txt := b.text.Corrections
+	body.WriteString(txt.Intro.Fill("count", count) + "\n\n")
 	body.WriteString("| Card section | The card says | Verdict | What the source says | Source |\n|---|---|---|---|---|\n")
 	for _, c := range b.facts.corrections {
 		where := c.Section
@@ -80,8 +85,8 @@ func (b *builder) correctionsPage() *sitetree.Page {
 		fmt.Fprintf(&body, "| %s | “%s” | %s | %s | %s |\n", where, escapeCell(c.Quote), c.VerdictLabel(),
 			escapeCell(strings.Join(strings.Fields(c.Correction), " ")), strings.Join(srcs, "<br>"))
 	}
-	return &sitetree.Page{URL: "/corrections/", Title: "Corrections to the card", Weight: 70,
-		Description: "Every claim of the card that the pinned NCCL and PyTorch sources contradict, with the correct fact.",
+	return &sitetree.Page{URL: "/corrections/", Title: txt.Title.Fill("count", count), Weight: 70,
+		Description: txt.Description.Fill("count", count),
 		Body:        body.String(), File: "data/corrections.yaml", Line: 1, Params: map[string]any{"wide": true}}
 }
 

@@ -134,9 +134,9 @@ func (b *builder) link() Problems {
 }
 
 // known reports whether a root-relative URL is a page of the site, a
-// trigger page, or a file the site serves.
+// trigger page, the handbook (HTML and PDF), or a file the site serves.
 func (b *builder) known(u string) bool {
-	if b.page(u) != nil || strings.HasPrefix(u, "/triggers/") || u == "/triggers/" {
+	if b.page(u) != nil || strings.HasPrefix(u, "/triggers/") || u == "/triggers/" || u == "/handbook.pdf" || u == "/handbook.html" {
 		return true
 	}
 	for _, prefix := range b.opts.ExtraURLs {
@@ -155,7 +155,7 @@ func (b *builder) allowsLegacy(p *sitetree.Page) bool {
 
 // lineIn maps a line of a page body to its source file line.
 func (b *builder) lineIn(p *sitetree.Page, bodyLine int) int {
-	if strings.HasPrefix(p.URL, "/notes/") || p.URL == "/" {
+	if strings.HasPrefix(p.File, "content/notes/") || strings.HasPrefix(p.File, "content/pages/") {
 		return p.Line + bodyLine - 1
 	}
 	return p.Line

@@ -3,7 +3,10 @@ package build
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/yuin/goldmark/text"
 
 	"github.com/distributed-nav/distributed-nav/generator/flowsvg"
 	"github.com/distributed-nav/distributed-nav/generator/notes"
@@ -35,7 +38,8 @@ func (b *builder) cardPages(c *skill.Card, weight int) sitetree.NavItem {
 	nav := sitetree.NavItem{Title: title, URL: root}
 	var overview strings.Builder
 	fmt.Fprintf(&overview, "%s\n\n", c.Description)
-	fmt.Fprintf(&overview, "This section presents the skill card `%s` as written, one page per part, with corrections where the pinned sources disagree.\n\n", c.Name)
+	ct := b.text.Card
+	overview.WriteString(ct.Overview.Fill("name", c.Name) + "\n\n")
 	for _, s := range c.Sections {
 		switch s.Kind {
 		case skill.KindProse:
@@ -47,7 +51,7 @@ func (b *builder) cardPages(c *skill.Card, weight int) sitetree.NavItem {
 			}
 			u := sectionURL(c, s)
 			b.add(&sitetree.Page{URL: u, Title: s.Title, Body: s.Source + b.sectionDeepDive(s.Title), File: c.Path, Line: s.SourceLine,
-				Description: fmt.Sprintf("The card's %q section.", s.Title), Params: cardParams(c, s.Title)})
+				Description: ct.SectionDescription.Fill("title", s.Title), Params: cardParams(c, s.Title)})
 			nav.Children = append(nav.Children, sitetree.NavItem{Title: s.Title, URL: u})
 			fmt.Fprintf(&overview, "- [%s](%s)\n", s.Title, u)
 		case skill.KindIndex:
@@ -62,9 +66,9 @@ func (b *builder) cardPages(c *skill.Card, weight int) sitetree.NavItem {
 				fmt.Fprintf(&list, "| %d | [%s](%s) | %s |\n", sub.Number, sub.ShortName, su, escapeCell(sub.FileText))
 			}
 			b.add(&sitetree.Page{URL: u, Section: true, Title: s.Title, Body: list.String(), File: c.Path, Line: s.Line,
-				Description: fmt.Sprintf("The %d subsystems of the card, in its order.", len(s.Subsystems))})
+				Description: ct.SubsystemsIndex.Fill("count", strconv.Itoa(len(s.Subsystems)))})
 			nav.Children = append(nav.Children, item)
-			fmt.Fprintf(&overview, "- [%s](%s): %d subsystems\n", s.Title, u, len(s.Subsystems))
+			fmt.Fprintf(&overview, "- [%s](%s): %s\n", s.Title, u, ct.SubsystemsItem.Fill("count", strconv.Itoa(len(s.Subsystems))))
 		case skill.KindFlows:
 			u := cardURL(c) + "flows/"
 			item := sitetree.NavItem{Title: s.Title, URL: u}
@@ -73,12 +77,12 @@ func (b *builder) cardPages(c *skill.Card, weight int) sitetree.NavItem {
 				fu := flowURL(c, f)
 				b.add(b.flowPage(c, f, fu))
 				item.Children = append(item.Children, sitetree.NavItem{Title: f.Name, URL: fu})
-				fmt.Fprintf(&list, "- [%s](%s): %d steps\n", f.Name, fu, len(f.Steps))
+				fmt.Fprintf(&list, "- [%s](%s): %s\n", f.Name, fu, ct.FlowSteps.Fill("count", strconv.Itoa(len(f.Steps))))
 			}
 			b.add(&sitetree.Page{URL: u, Section: true, Title: s.Title, Body: list.String(), File: c.Path, Line: s.Line,
-				Description: "The card's data-flow chains, each drawn and checked step by step."})
+				Description: string(ct.FlowsIndex)})
 			nav.Children = append(nav.Children, item)
-			fmt.Fprintf(&overview, "- [%s](%s): %d chains\n", s.Title, u, len(s.Flows))
+			fmt.Fprintf(&overview, "- [%s](%s): %s\n", s.Title, u, ct.FlowsItem.Fill("count", strconv.Itoa(len(s.Flows))))
 		}
 	}
 	b.add(&sitetree.Page{URL: root, Section: true, Title: title, Description: c.Description, Weight: weight,
@@ -94,10 +98,17 @@ func escapeCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 
 func (b *builder) subsystemPage(c *skill.Card, s *skill.Subsystem, u string) *sitetree.Page {
 	var body strings.Builder
-	if s.SizeHint != "" {
-		fmt.Fprintf(&body, "Subsystem %d of the card; the card sizes it at %s.\n\n", s.Number, s.SizeHint)
-	} else {
-		fmt.Fprintf(&body, "Subsystem %d of the card.\n\n", s.Number)
+	// The page opens with what the subsystem is: the lead paragraph of the note section
+	// that explains it, or, without one, the card's own key points.
+	description := s.KeyText
+	if description == "" {
+		description = s.FileText
+	}
+	if sec, n := b.noteSectionFor(s); n != nil {
+		if md := sectionLead(n, sec); md != "" {
+			body.WriteString(md + "\n\n")
+			description = markdownText(md)
+		}
 	}
 	body.WriteString("## What the card says\n\n")
 	for _, f := range s.Fields {
@@ -111,10 +122,14 @@ func (b *builder) subsystemPage(c *skill.Card, s *skill.Subsystem, u string) *si
 			fmt.Fprintf(&body, "- **%s:** %s\n", f.Label, f.Value)
 		}
 	}
+	if s.SizeHint != "" {
+		fmt.Fprintf(&body, "- **Size:** %s (the card's estimate)\n", s.SizeHint)
+	}
 	body.WriteString("\n")
 	if sec, n := b.noteSectionFor(s); n != nil {
 		body.WriteString("## Deep dive\n\n")
-		fmt.Fprintf(&body, "The section [%s](%s#%s) of the note *%s* explains this subsystem: what it is, where it lives at the pinned release, how it works step by step, how to observe it and how it fails.\n", sec.Title, noteURL(n), sec.ID, n.Title)
+		link := fmt.Sprintf("[%s](%s#%s)", sec.Title, noteURL(n), sec.ID)
+		body.WriteString(b.text.Card.SubsystemDeepDive.Fill("section", link, "note", n.Title) + "\n")
 	}
 	params := cardParams(c, "Subsystem Index")
 	params["subsystem"] = s.Number
@@ -129,8 +144,43 @@ func (b *builder) subsystemPage(c *skill.Card, s *skill.Subsystem, u string) *si
 		params["triggers"] = triggers
 	}
 	return &sitetree.Page{URL: u, Title: fmt.Sprintf("%d. %s", s.Number, s.ShortName), Weight: s.Number,
-		Description: fmt.Sprintf("Card subsystem %d: %s.", s.Number, s.Name), Body: body.String(),
+		Description: description, Body: body.String(),
 		File: c.Path, Line: s.Line, Params: params}
+}
+
+// sectionLead is the first paragraph of a note section, as Markdown: the text between its
+// heading and the first blank line after it. A section that opens with anything but prose
+// (a sub-heading, a list, a table, code, HTML, a quote) has no lead.
+func sectionLead(n *notes.Note, sec notes.Section) string {
+	own := n.Body[sec.Start:sec.End]
+	_, rest, _ := strings.Cut(own, "\n")
+	var lines []string
+	for _, l := range strings.Split(rest, "\n") {
+		if strings.TrimSpace(l) == "" {
+			if len(lines) > 0 {
+				break
+			}
+			continue
+		}
+		lines = append(lines, l)
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	first := strings.TrimSpace(lines[0])
+	for _, p := range []string{"#", "```", "~~~", "|", "<", "- ", "* ", "+ ", ">", "1. "} {
+		if strings.HasPrefix(first, p) {
+			return ""
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// markdownText is the plain text of a Markdown fragment: link texts without their
+// destinations, code spans without backticks, white space collapsed.
+func markdownText(md string) string {
+	src := []byte(md)
+	return plainText(notes.Markdown().Parser().Parse(text.NewReader(src)), src)
 }
 
 // sectionDeepDive lists the notes, or note sections, that explain a
@@ -153,7 +203,7 @@ func (b *builder) sectionDeepDive(title string) string {
 	if len(links) == 0 {
 		return ""
 	}
-	return "\n## Deep dive\n\nExplained, checked against the sources and the published measurements, in " + strings.Join(links, " and ") + ".\n"
+	return "\n## Deep dive\n\n" + b.text.Card.SectionDeepDive.Fill("links", strings.Join(links, " and ")) + "\n"
 }
 
 // noteSectionFor finds the note section whose subsystem attribute names s,
@@ -176,7 +226,7 @@ func (b *builder) noteSectionFor(s *skill.Subsystem) (notes.Section, *notes.Note
 
 func (b *builder) flowPage(c *skill.Card, f *skill.Flow, u string) *sitetree.Page {
 	var body strings.Builder
-	body.WriteString("The chain as the card writes it:\n\n```text\n")
+	body.WriteString(string(b.text.Card.FlowIntro) + "\n\n```text\n")
 	body.WriteString(strings.TrimRight(f.Text, "\n"))
 	body.WriteString("\n```\n\n## Diagram\n\n")
 	var steps []flowsvg.Step
@@ -197,7 +247,7 @@ func (b *builder) flowPage(c *skill.Card, f *skill.Flow, u string) *sitetree.Pag
 	body.WriteString(flowsvg.Draw("flow-"+f.Slug, f.Name, steps))
 	body.WriteString("\n\n## Steps\n\n")
 	body.WriteString(list.String())
-	return &sitetree.Page{URL: u, Title: f.Name, Description: fmt.Sprintf("The card's %q data flow, step by step.", f.Name),
+	return &sitetree.Page{URL: u, Title: f.Name, Description: b.text.Card.FlowDescription.Fill("title", f.Name),
 		Body: body.String(), File: c.Path, Line: f.Line, Params: cardParams(c, "Key Data Flow")}
 }
 

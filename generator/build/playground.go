@@ -3,9 +3,11 @@ package build
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/distributed-nav/distributed-nav/generator/sitetext"
 	"github.com/distributed-nav/distributed-nav/generator/sitetree"
 	"github.com/distributed-nav/distributed-nav/playground/presets"
 	"github.com/distributed-nav/distributed-nav/playground/wasm/api"
@@ -15,17 +17,27 @@ import (
 // PCIe whose GeForce GPUs report no P2P.
 const defaultPreset = "rtx4090-8x"
 
-// playgroundWidget describes one playground page.
-type playgroundWidget struct {
-	slug, title, description string
-}
+// playgroundWidgets are the widgets the wasm adapter mounts, in page order; their titles
+// and descriptions are in content/site.yaml (playground.widgets).
+var playgroundWidgets = []string{"topology", "algorithms", "estimator", "step", "doctor"}
 
-var playgroundWidgets = []playgroundWidget{
-	{"topology", "Topology and channels", "The system NCCL sees: devices, links, path types between GPUs, transports, and the rings and trees its search builds."},
-	{"algorithms", "Algorithm and protocol", "NCCL's cost model for every algorithm and protocol, and the one it picks at each message size."},
-	{"estimator", "Collective-time estimator", "How long a collective takes: NCCL's own model against what benchmarks measure on real hardware."},
-	{"step", "DDP and FSDP step", "A training step's timeline: backward compute against bucketed allreduce, or FSDP2's all-gathers and reduce-scatters."},
-	{"doctor", "Log doctor", "Paste an NCCL_DEBUG=INFO log or your environment and get a diagnosis."},
+// playgroundTexts pairs every widget with its texts and reports a widget content/site.yaml
+// does not describe, or one it describes that does not exist.
+func (b *builder) playgroundTexts() ([]sitetext.Widget, error) {
+	var out []sitetext.Widget
+	for _, slug := range playgroundWidgets {
+		w, ok := b.text.Widget(slug)
+		if !ok {
+			return nil, fmt.Errorf("%s:1: playground.widgets has no entry for the %s widget", sitetext.Path, slug)
+		}
+		out = append(out, w)
+	}
+	for _, w := range b.text.Playground.Widgets {
+		if !slices.Contains(playgroundWidgets, w.Slug) {
+			return nil, fmt.Errorf("%s:1: playground.widgets: %q is not a widget (the widgets are %s)", sitetext.Path, w.Slug, strings.Join(playgroundWidgets, ", "))
+		}
+	}
+	return out, nil
 }
 
 // playgroundPages writes the playground section: each page carries the
@@ -40,31 +52,39 @@ func (b *builder) playgroundPages(ctx context.Context) ([]sitetree.NavItem, erro
 	}
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
+	widgets, err := b.playgroundTexts()
+	if err != nil {
+		return nil, err
+	}
 	var index strings.Builder
-	index.WriteString("The playground runs NCCL's own decision procedure (topology, paths, graph search, tuning and selection) and our calibrated estimator in your browser: Go compiled to WebAssembly, the same code as the `ncclsim` command. The pages open on the card's system, " + p.Description + "\n\n")
+	index.WriteString(b.text.Playground.Intro.Fill("system", p.Description) + "\n\n")
 	var items []sitetree.NavItem
-	for i, w := range playgroundWidgets {
-		u := "/playground/" + w.slug + "/"
-		fmt.Fprintf(&index, "- [%s](%s): %s\n", w.title, u, w.description)
+	for i, w := range widgets {
+		u := "/playground/" + w.Slug + "/"
+		fmt.Fprintf(&index, "- [%s](%s): %s\n", w.Title, u, w.Description)
 		preset := defaultPreset
-		if w.slug == "estimator" {
+		if w.Slug == "estimator" {
 			// The estimator opens on the RTX 4090 box without P2P that has
 			// published measurements to draw next to the prediction.
 			preset = api.EstimatorDefaultPreset
 		}
-		static, err := api.StaticHTML(ctx, w.slug, preset)
+		static, err := api.StaticHTML(ctx, w.Slug, preset)
 		if err != nil {
-			return nil, fmt.Errorf("playground: static %s view of %s: %w", w.slug, preset, err)
+			return nil, fmt.Errorf("playground: static %s view of %s: %w", w.Slug, preset, err)
 		}
-		body := static + "\n\n" + cliLine(w.slug, preset)
-		b.add(&sitetree.Page{URL: u, Title: w.title, Description: w.description, Weight: i + 1, Layout: "playground",
-			Body: body, Params: map[string]any{"widget": w.slug, "preset": preset, "notoc": true}})
-		items = append(items, sitetree.NavItem{Title: w.title, URL: u})
+		body := static + "\n\n" + cliLine(w.Slug, preset)
+		b.add(&sitetree.Page{URL: u, Title: string(w.Title), Description: string(w.Description), Weight: i + 1, Layout: "playground",
+			Body: body, Params: map[string]any{"widget": w.Slug, "preset": preset, "notoc": true}})
+		items = append(items, sitetree.NavItem{Title: string(w.Title), URL: u})
 	}
-	b.add(&sitetree.Page{URL: "/playground/", Section: true, Title: "Playground", Weight: 55,
-		Description: "NCCL's topology search, algorithm selection and a time estimator, live in the browser.", Body: index.String()})
+	b.add(&sitetree.Page{URL: "/playground/", Section: true, Title: string(b.text.Playground.Title), Weight: 55,
+		Description: string(b.text.Playground.Description), Body: index.String(), File: sitetext.Path, Line: 1})
 	return items, nil
 }
+
+// ncclsimURL is the page that says what ncclsim is and how to run it from a clone
+// (content/pages/ncclsim.md).
+const ncclsimURL = "/playground/ncclsim/"
 
 // cliLine names the terminal command that prints the same numbers.
 func cliLine(widget, preset string) string {
@@ -75,5 +95,5 @@ func cliLine(widget, preset string) string {
 		"step":       "ncclsim step --preset " + preset + " --model ddp --params 1.5e9 --forward-ms 60 --backward-ms 120",
 		"doctor":     "ncclsim doctor --log FILE --env FILE",
 	}[widget]
-	return "In a terminal: `" + cmd + "`.\n"
+	return "The same numbers in a terminal, with [ncclsim](" + ncclsimURL + "): `" + cmd + "`.\n"
 }

@@ -193,7 +193,7 @@ func (b *builder) sourcesPage() *sitetree.Page {
 	}
 	sort.Strings(names)
 	var body strings.Builder
-	body.WriteString("Every source symbol and file the site names, at the pinned releases, with the pages that mention it.\n\n")
+	body.WriteString(string(b.text.Sources.Intro) + "\n\n")
 	body.WriteString(`<table class="sources-table"><thead><tr><th scope="col">Name</th><th scope="col">Where</th><th scope="col">Mentioned on</th></tr></thead><tbody>`)
 	for _, n := range names {
 		t := b.mentioned[n]
@@ -217,6 +217,6 @@ func (b *builder) sourcesPage() *sitetree.Page {
 		body.WriteString("</td></tr>")
 	}
 	body.WriteString("</tbody></table>\n")
-	return &sitetree.Page{URL: sourcesURL, Title: "Cited sources", Weight: 80, Body: body.String(),
-		Description: "The NCCL and PyTorch symbols and files the site links to, at the pinned tags.", Params: map[string]any{"wide": true}}
+	return &sitetree.Page{URL: sourcesURL, Title: string(b.text.Sources.Title), Weight: 80, Body: body.String(),
+		Description: string(b.text.Sources.Description), Params: map[string]any{"wide": true}}
 }

@@ -36,6 +36,10 @@ type Note struct {
 	// CardSections names top-level card sections the whole note explains
 	// (front matter card_sections).
 	CardSections []string
+	// URL and Parent place a page of content/pages/ (front matter url and
+	// parent): the site URL it is published at and the navigation entry it is
+	// listed under. Notes leave them empty.
+	URL, Parent string
 	// Body is the Markdown after the front matter.
 	Body string
 	// BodyLine is the 1-based file line where Body starts.
@@ -71,6 +75,8 @@ type frontMatter struct {
 	Layer       string `yaml:"layer"`
 	// CardSections lists card sections the whole note explains.
 	CardSections []string `yaml:"card_sections"`
+	URL          string   `yaml:"url"`
+	Parent       string   `yaml:"parent"`
 }
 
 // LoadDir loads every *.md file in dir, sorted by weight then name. A
@@ -127,6 +133,7 @@ func Parse(p string, src []byte) (*Note, error) {
 			return nil, fmt.Errorf("%s:2: front matter: %v", p, err)
 		}
 		n.Title, n.Description, n.Weight, n.Layer, n.CardSections = fm.Title, fm.Description, fm.Weight, fm.Layer, fm.CardSections
+		n.URL, n.Parent = fm.URL, fm.Parent
 		body = rest[end+5:]
 		n.BodyLine = bytes.Count(src[:len(src)-len(body)], []byte("\n")) + 1
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -160,3 +162,47 @@ func checkPageShapes(t *testing.T, pdf string, pages int) (landscape []int) {
 }
 
 func near(a, b float64) bool { return a > b-1 && a < b+1 }
+
+// The handbook sends links it cannot hold to the live site, absolute from the configured
+// base URL: a playground view with its inputs in the query string, and the pages no
+// chapter prints (data/handbook_live.json). No in-document anchor carries a query string.
+func TestHandbookLinksToLiveSite(t *testing.T) {
+	needSite(t)
+	raw, err := os.ReadFile(filepath.Join(subSite.Public, "handbook.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(raw)
+	hrefs := regexp.MustCompile(`href="?([^" >]+)`).FindAllStringSubmatch(html, -1)
+	live := 0
+	for _, m := range hrefs {
+		h := m[1]
+		switch {
+		case strings.HasPrefix(h, "#") && strings.Contains(h, "?"):
+			t.Errorf("in-document anchor with a query string: %s", h)
+		case strings.HasPrefix(h, "#playground/step") || strings.HasPrefix(h, "#playground/doctor") || h == "#playground":
+			t.Errorf("anchor to a page the handbook does not print: %s", h)
+		case strings.HasPrefix(h, subSite.BaseURL+"playground/"):
+			live++
+		case strings.HasPrefix(h, "/") && strings.Contains(h, "?"):
+			t.Errorf("root-relative link with a query string: %s", h)
+		}
+	}
+	// content/notes/hardware.md alone links 20-odd estimator and topology views.
+	if live < 20 {
+		t.Errorf("%d links to the live playground, want the notes' 20 or more", live)
+	}
+	var outside []string
+	b, err := os.ReadFile(filepath.Join(subSite.Site, "data", "handbook_live.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &outside); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"/playground/step/", "/playground/doctor/", "/playground/ncclsim/"} {
+		if !slices.Contains(outside, u) {
+			t.Errorf("handbook_live.json = %v, want %s (no chapter prints it)", outside, u)
+		}
+	}
+}
