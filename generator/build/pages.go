@@ -9,6 +9,7 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/distributed-nav/distributed-nav/generator/flowsvg"
+	"github.com/distributed-nav/distributed-nav/generator/markdown"
 	"github.com/distributed-nav/distributed-nav/generator/notes"
 	"github.com/distributed-nav/distributed-nav/generator/sitetree"
 	"github.com/distributed-nav/distributed-nav/generator/skill"
@@ -180,7 +181,7 @@ func sectionLead(n *notes.Note, sec notes.Section) string {
 // destinations, code spans without backticks, white space collapsed.
 func markdownText(md string) string {
 	src := []byte(md)
-	return plainText(notes.Markdown().Parser().Parse(text.NewReader(src)), src)
+	return plainText(markdown.New().Parser().Parse(text.NewReader(src)), src)
 }
 
 // sectionDeepDive lists the notes, or note sections, that explain a

@@ -12,7 +12,7 @@ import (
 	"github.com/distributed-nav/distributed-nav/generator/corrections"
 	"github.com/distributed-nav/distributed-nav/generator/crosslink"
 	"github.com/distributed-nav/distributed-nav/generator/flowsvg"
-	"github.com/distributed-nav/distributed-nav/generator/notes"
+	"github.com/distributed-nav/distributed-nav/generator/markdown"
 	"github.com/distributed-nav/distributed-nav/generator/searchdb"
 	"github.com/distributed-nav/distributed-nav/generator/sitetree"
 )
@@ -91,7 +91,7 @@ func (b *builder) breadcrumb(p *sitetree.Page) string {
 // pageRecords splits a page's Markdown at its level-2 and level-3 headings.
 func pageRecords(p *sitetree.Page, crumb string) []searchdb.Record {
 	src := []byte(p.Body)
-	doc := notes.Markdown().Parser().Parse(text.NewReader(src))
+	doc := markdown.New().Parser().Parse(text.NewReader(src))
 	base := strings.TrimPrefix(p.URL, "/")
 	if base == "" {
 		base = "./" // the home page: the base URL itself

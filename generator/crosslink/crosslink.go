@@ -1,12 +1,14 @@
-// Package crosslink links mentions of known names in Markdown: environment
-// variables, card subsystems, source symbols and source paths. It works as a
-// goldmark AST transformer: the transformer walks the parsed document, finds
-// mentions in text and code-span nodes (never in headings, links, raw HTML or
-// code blocks) and records edits by source offset; Rewrite applies them, so
-// the output is the same Markdown with links added, ready for Hugo.
+// Package crosslink links mentions of known names in Markdown: environment variables, card
+// subsystems, source symbols and source paths. It is a goldmark extension: New returns an
+// Extension value, and Extend(m) registers on m an AST transformer that walks the parsed
+// document, finds mentions in text and code-span nodes (never in headings, links, raw HTML
+// or code blocks) and wraps each in a Mention node, a link to its target. The changed
+// document renders to HTML through goldmark as any other (Mention renders as <a>), and
+// back to Markdown through Markdown, which keeps the author's source byte for byte and adds
+// only the links, since Hugo renders the generator's Markdown itself.
 //
-// It also flags names shaped like environment variables (NCCL_*, TORCH_*,
-// TORCHELASTIC_*) that the tables do not know, with the nearest known names.
+// It also flags names shaped like environment variables (NCCL_*, TORCH_*, TORCHELASTIC_*)
+// that the tables do not know, with the nearest known names.
 package crosslink
 
 import (
@@ -17,10 +19,12 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/distributed-nav/distributed-nav/generator/markdown"
 )
 
 // Kind says what a target is.
@@ -115,57 +119,130 @@ type Options struct {
 	Self string
 }
 
-// Markdown returns a goldmark configured like Hugo's defaults (GFM,
-// attributes), with the cross-link transformer t registered.
-func Markdown(t parser.ASTTransformer) goldmark.Markdown {
-	return goldmark.New(
-		goldmark.WithExtensions(extension.GFM),
-		goldmark.WithParserOptions(
-			parser.WithAttribute(),
-			parser.WithAutoHeadingID(),
-			parser.WithASTTransformers(prioritized(t)),
-		),
-	)
+// Extension is the cross-linking goldmark extension. One value serves one document at a
+// time: after a Parse, Result holds what the transformer found in it.
+type Extension struct {
+	ix   *Index
+	opts Options
+	tr   *transformer
 }
 
-// Rewrite links known mentions in src.
-func (ix *Index) Rewrite(src []byte, opts Options) Result {
-	tr := &transformer{ix: ix, opts: opts}
-	md := Markdown(tr)
-	md.Parser().Parse(text.NewReader(src))
-	res := Result{Links: tr.links, Problems: tr.problems}
-	sort.Slice(tr.edits, func(i, j int) bool { return tr.edits[i].start < tr.edits[j].start })
-	var out bytes.Buffer
-	last := 0
-	for _, e := range tr.edits {
-		if e.start < last {
-			continue // overlapping edits cannot happen by construction; be safe
-		}
-		out.Write(src[last:e.start])
-		fmt.Fprintf(&out, "[%s](%s)", src[e.start:e.end], e.target.URL)
-		last = e.end
-		res.Mentions = append(res.Mentions, Mention{Name: e.name, Target: e.target, Line: lineOf(src, e.start)})
+// Option tunes an Extension.
+type Option func(*Options)
+
+// Self names the URL of the page being linked: mentions of targets on that page (same URL
+// before any #fragment) are not linked.
+func Self(url string) Option { return func(o *Options) { o.Self = url } }
+
+// New returns the extension linking the names of ix.
+func New(ix *Index, opts ...Option) *Extension {
+	e := &Extension{ix: ix}
+	for _, o := range opts {
+		o(&e.opts)
 	}
-	out.Write(src[last:])
-	res.Markdown = out.Bytes()
+	e.tr = &transformer{ix: ix, opts: e.opts}
+	return e
+}
+
+// Extend implements goldmark.Extender: it registers the transformer and the HTML renderer
+// of Mention nodes.
+func (e *Extension) Extend(m goldmark.Markdown) {
+	m.Parser().AddOptions(parser.WithASTTransformers(util.Prioritized(e.tr, 100)))
+	m.Renderer().AddOptions(renderer.WithNodeRenderers(util.Prioritized(mentionRenderer{}, 100)))
+}
+
+// Result returns what the last parse found: the mentions it linked (lines are those of
+// the source), the destinations of the links already in it, and unknown env-shaped names.
+// Markdown is left empty; see the package function Markdown.
+func (e *Extension) Result(src []byte) Result {
+	res := Result{Links: e.tr.links, Problems: e.tr.problems}
+	for _, m := range e.tr.mentions {
+		res.Mentions = append(res.Mentions, Mention{Name: m.Name, Target: m.Target, Line: lineOf(src, m.start)})
+	}
 	for i := range res.Problems {
 		res.Problems[i].Line = lineOf(src, res.Problems[i].Start)
 	}
 	return res
 }
 
-func lineOf(src []byte, off int) int { return bytes.Count(src[:off], []byte("\n")) + 1 }
+// KindMention is the node kind of MentionNode.
+var KindMention = ast.NewNodeKind("CrossLinkMention")
 
-type edit struct {
+// MentionNode is the inline node the transformer puts around a linked mention: a link to
+// Target whose children are the mention's own nodes (text, or a code span).
+type MentionNode struct {
+	ast.Link
+	// Name is the name as indexed (NCCL_P2P_DISABLE for `NCCL_P2P_DISABLE=1`).
+	Name   string
+	Target Target
+	// start and end delimit the mention in the source, code-span backticks included.
 	start, end int
-	name       string
-	target     Target
 }
+
+// Kind implements ast.Node.
+func (n *MentionNode) Kind() ast.NodeKind { return KindMention }
+
+// Dump implements ast.Node.
+func (n *MentionNode) Dump(src []byte, level int) {
+	ast.DumpHelper(n, src, level, map[string]string{"Name": n.Name, "URL": n.Target.URL}, nil)
+}
+
+type mentionRenderer struct{}
+
+func (mentionRenderer) RegisterFuncs(r renderer.NodeRendererFuncRegisterer) {
+	r.Register(KindMention, func(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			w.WriteString(`<a href="`)
+			w.Write(util.EscapeHTML(util.URLEscape([]byte(n.(*MentionNode).Target.URL), true)))
+			w.WriteString(`">`)
+		} else {
+			w.WriteString("</a>")
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
+// Markdown writes the document doc, parsed from src with the extension, back as Markdown:
+// the source unchanged except that every Mention becomes a link, [mention](target).
+func Markdown(src []byte, doc ast.Node) []byte {
+	var ms []*MentionNode
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if m, ok := n.(*MentionNode); ok && entering {
+			ms = append(ms, m)
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	var out bytes.Buffer
+	last := 0
+	for _, m := range ms {
+		if m.start < last {
+			continue // mentions never overlap: each wraps nodes of its own
+		}
+		out.Write(src[last:m.start])
+		fmt.Fprintf(&out, "[%s](%s)", src[m.start:m.end], m.Target.URL)
+		last = m.end
+	}
+	out.Write(src[last:])
+	return out.Bytes()
+}
+
+// Rewrite links known mentions in src: it parses src with the site's goldmark and the
+// extension, and writes the changed document back with Markdown.
+func (ix *Index) Rewrite(src []byte, opts Options) Result {
+	ext := New(ix, Self(opts.Self))
+	doc := markdown.New(ext).Parser().Parse(text.NewReader(src))
+	res := ext.Result(src)
+	res.Markdown = Markdown(src, doc)
+	return res
+}
+
+func lineOf(src []byte, off int) int { return bytes.Count(src[:off], []byte("\n")) + 1 }
 
 type transformer struct {
 	ix       *Index
 	opts     Options
-	edits    []edit
+	mentions []*MentionNode
 	links    []string
 	problems []Problem
 	// linked holds the targets already linked in the current top-level
@@ -175,6 +252,7 @@ type transformer struct {
 
 // Transform implements parser.ASTTransformer.
 func (t *transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
+	t.mentions, t.links, t.problems = nil, nil, nil
 	src := reader.Source()
 	for block := doc.FirstChild(); block != nil; block = block.NextSibling() {
 		t.linked = map[string]bool{}
@@ -184,7 +262,7 @@ func (t *transformer) Transform(doc *ast.Document, reader text.Reader, pc parser
 
 func (t *transformer) walk(n ast.Node, src []byte) {
 	switch v := n.(type) {
-	case *ast.Heading, *ast.FencedCodeBlock, *ast.CodeBlock, *ast.HTMLBlock, *ast.RawHTML:
+	case *ast.Heading, *ast.FencedCodeBlock, *ast.CodeBlock, *ast.HTMLBlock, *ast.RawHTML, *MentionNode:
 		return
 	case *ast.Link:
 		t.links = append(t.links, string(v.Destination))
@@ -196,32 +274,33 @@ func (t *transformer) walk(n ast.Node, src []byte) {
 		t.codeSpan(v, src)
 		return
 	}
-	// Merge runs of adjacent text nodes: goldmark splits text at
+	// Runs of adjacent text nodes are read as one: goldmark splits text at
 	// delimiter characters such as '_', which identifiers contain.
 	for c := n.FirstChild(); c != nil; {
-		if _, ok := c.(*ast.Text); ok {
-			start := c.(*ast.Text).Segment.Start
-			end := c.(*ast.Text).Segment.Stop
+		first, ok := c.(*ast.Text)
+		if !ok {
 			next := c.NextSibling()
-			for next != nil {
-				nt, ok := next.(*ast.Text)
-				if !ok || nt.Segment.Start != end {
-					break
-				}
-				end = nt.Segment.Stop
-				next = next.NextSibling()
-			}
-			t.text(start, end, src)
+			t.walk(c, src)
 			c = next
 			continue
 		}
-		t.walk(c, src)
-		c = c.NextSibling()
+		run := []*ast.Text{first}
+		next := c.NextSibling()
+		for next != nil {
+			nt, ok := next.(*ast.Text)
+			if !ok || nt.Segment.Start != run[len(run)-1].Segment.Stop {
+				break
+			}
+			run = append(run, nt)
+			next = next.NextSibling()
+		}
+		t.textRun(n, run, src)
+		c = next
 	}
 }
 
 // codeSpan links a code span whose whole content is a known name (or
-// NAME=value for an environment variable), wrapping the backticks in the
+// NAME=value for an environment variable), putting the code span inside the
 // link, and checks env-shaped names inside it.
 func (t *transformer) codeSpan(cs *ast.CodeSpan, src []byte) {
 	first, ok := cs.FirstChild().(*ast.Text)
@@ -252,36 +331,89 @@ func (t *transformer) codeSpan(cs *ast.CodeSpan, src []byte) {
 	if k, _, isAssign := strings.Cut(name, "="); isAssign {
 		name = k
 	}
-	if tgt, ok := t.ix.terms[name]; ok {
-		t.link(open, closeEnd, name, tgt)
-		return
-	}
-	// A qualified C++ name links by its last part (Reducer::mark_bucket_ready).
-	if i := strings.LastIndex(name, "::"); i >= 0 {
-		if tgt, ok := t.ix.terms[name[i+2:]]; ok {
-			t.link(open, closeEnd, name, tgt)
+	tgt, ok := t.ix.terms[name]
+	if !ok {
+		// A qualified C++ name links by its last part (Reducer::mark_bucket_ready).
+		i := strings.LastIndex(name, "::")
+		if i < 0 {
+			return
 		}
+		if tgt, ok = t.ix.terms[name[i+2:]]; !ok {
+			return
+		}
+	}
+	if m := t.mention(name, tgt, open, closeEnd); m != nil {
+		parent := cs.Parent()
+		parent.ReplaceChild(parent, cs, m)
+		m.AppendChild(m, cs)
 	}
 }
 
-// text links known names in a run of plain text.
-func (t *transformer) text(start, end int, src []byte) {
+// textRun links known names in a run of adjacent text nodes of parent: the run is replaced
+// by text nodes for the words between mentions and a MentionNode, holding a text node, for
+// each mention. The last node keeps the run's line-break flags.
+func (t *transformer) textRun(parent ast.Node, run []*ast.Text, src []byte) {
+	start, end := run[0].Segment.Start, run[len(run)-1].Segment.Stop
 	chunk := string(src[start:end])
+	type piece struct {
+		s, e int
+		m    *MentionNode
+	}
+	var pieces []piece
+	pos := start
 	for _, tok := range tokens(chunk) {
 		s, e := start+tok.off, start+tok.off+len(tok.s)
 		t.checkEnv(tok.s, s, e, src)
-		if tgt, ok := t.ix.terms[tok.s]; ok {
-			t.link(s, e, tok.s, tgt)
+		tgt, ok := t.ix.terms[tok.s]
+		if !ok {
+			continue
 		}
+		if m := t.mention(tok.s, tgt, s, e); m != nil {
+			if s > pos {
+				pieces = append(pieces, piece{s: pos, e: s})
+			}
+			pieces = append(pieces, piece{s: s, e: e, m: m})
+			pos = e
+		}
+	}
+	if len(pieces) == 0 {
+		return
+	}
+	if pos < end {
+		pieces = append(pieces, piece{s: pos, e: end})
+	}
+	lastText := run[len(run)-1]
+	anchor := ast.Node(lastText)
+	for i := len(pieces) - 1; i >= 0; i-- {
+		p := pieces[i]
+		tx := ast.NewTextSegment(text.NewSegment(p.s, p.e))
+		if i == len(pieces)-1 {
+			tx.SetSoftLineBreak(lastText.SoftLineBreak())
+			tx.SetHardLineBreak(lastText.HardLineBreak())
+		}
+		var n ast.Node = tx
+		if p.m != nil {
+			p.m.AppendChild(p.m, tx)
+			n = p.m
+		}
+		parent.InsertAfter(parent, anchor, n)
+	}
+	for _, r := range run {
+		parent.RemoveChild(parent, r)
 	}
 }
 
-func (t *transformer) link(start, end int, name string, tgt Target) {
+// mention returns the node linking name to tgt over src[start:end], or nil when the target
+// is the page itself or was already linked in this block.
+func (t *transformer) mention(name string, tgt Target, start, end int) *MentionNode {
 	if sameURL(tgt.URL, t.opts.Self) || t.linked[tgt.URL] {
-		return
+		return nil
 	}
 	t.linked[tgt.URL] = true
-	t.edits = append(t.edits, edit{start: start, end: end, name: name, target: tgt})
+	m := &MentionNode{Name: name, Target: tgt, start: start, end: end}
+	m.Destination = []byte(tgt.URL)
+	t.mentions = append(t.mentions, m)
+	return m
 }
 
 func sameURL(target, self string) bool {
@@ -408,8 +540,4 @@ func distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
-}
-
-func prioritized(t parser.ASTTransformer) util.PrioritizedValue {
-	return util.Prioritized(t, 100)
 }

@@ -1,8 +1,15 @@
 package crosslink
 
 import (
+	"bytes"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+
+	"github.com/distributed-nav/distributed-nav/generator/markdown"
 )
 
 func testIndex() *Index {
@@ -104,4 +111,44 @@ func FuzzRewrite(f *testing.F) {
 			t.Fatalf("rewrite lost bytes: %d < %d", len(res.Markdown), len(s))
 		}
 	})
+}
+
+// The extension changes the document itself: goldmark's HTML renderer, which knows nothing
+// of the Markdown writer, renders the mentions as links, and the AST holds one MentionNode
+// per link with the mention's own node (text or code span) inside it.
+func TestExtensionChangesTheAST(t *testing.T) {
+	src := []byte("Set NCCL_P2P_DISABLE=1, then `NCCL_P2P_LEVEL`; see [ProcessGroupNCCL](/x/).\n\n## NCCL_MAX_NRINGS\n")
+	ext := New(testIndex(), Self("/elsewhere/"))
+	md := markdown.New(ext)
+	doc := md.Parser().Parse(text.NewReader(src))
+	var kinds []string
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if m, ok := n.(*MentionNode); ok && entering {
+			kinds = append(kinds, m.Name+">"+m.FirstChild().Kind().String())
+		}
+		return ast.WalkContinue, nil
+	})
+	if strings.Join(kinds, " ") != "NCCL_P2P_DISABLE>Text NCCL_P2P_LEVEL>CodeSpan" {
+		t.Errorf("mention nodes %v", kinds)
+	}
+	var html bytes.Buffer
+	if err := md.Renderer().Render(&html, src, doc); err != nil {
+		t.Fatal(err)
+	}
+	want := `<p>Set <a href="/env/#NCCL_P2P_DISABLE">NCCL_P2P_DISABLE</a>=1, then <a href="/env/#NCCL_P2P_LEVEL"><code>NCCL_P2P_LEVEL</code></a>; see <a href="/x/">ProcessGroupNCCL</a>.</p>`
+	if !strings.Contains(html.String(), want) {
+		t.Errorf("HTML:\n%s\nwant it to contain\n%s", html.String(), want)
+	}
+	if !regexp.MustCompile(`<h2 id="[^"]+">NCCL_MAX_NRINGS</h2>`).MatchString(html.String()) {
+		t.Errorf("heading changed: %s", html.String())
+	}
+	res := ext.Result(src)
+	if len(res.Mentions) != 2 || res.Mentions[0].Line != 1 || len(res.Links) != 1 || res.Links[0] != "/x/" {
+		t.Errorf("result %+v", res)
+	}
+	// One extension value parses document after document; each Result is its own.
+	doc2 := md.Parser().Parse(text.NewReader([]byte("nothing here\n")))
+	if res := ext.Result([]byte("nothing here\n")); len(res.Mentions) != 0 || len(res.Links) != 0 || doc2 == nil {
+		t.Errorf("second document's result %+v", res)
+	}
 }

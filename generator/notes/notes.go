@@ -12,13 +12,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
-	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/distributed-nav/distributed-nav/generator/markdown"
 	"github.com/distributed-nav/distributed-nav/generator/slug"
 )
 
@@ -107,15 +105,6 @@ func LoadDir(dir string) ([]*Note, error) {
 	return out, nil
 }
 
-// Markdown returns the goldmark configuration notes are written for: the
-// extensions Hugo enables by default and heading attributes.
-func Markdown() goldmark.Markdown {
-	return goldmark.New(
-		goldmark.WithExtensions(extension.GFM),
-		goldmark.WithParserOptions(parser.WithAttribute(), parser.WithAutoHeadingID()),
-	)
-}
-
 // Parse parses one note; p names it in errors ("path:line: message").
 func Parse(p string, src []byte) (*Note, error) {
 	name := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
@@ -141,7 +130,7 @@ func Parse(p string, src []byte) (*Note, error) {
 		return nil, fmt.Errorf("%s:1: front matter: \"title\" is missing", p)
 	}
 	n.Body = string(body)
-	doc := Markdown().Parser().Parse(text.NewReader(body))
+	doc := markdown.New().Parser().Parse(text.NewReader(body))
 	ids := map[string]int{}
 	for c := doc.FirstChild(); c != nil; c = c.NextSibling() {
 		h, ok := c.(*ast.Heading)

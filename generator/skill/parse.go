@@ -9,13 +9,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/distributed-nav/distributed-nav/generator/markdown"
 	"github.com/distributed-nav/distributed-nav/generator/slug"
 )
 
@@ -55,7 +54,7 @@ func Parse(p string, src []byte) (*Card, error) {
 	}
 	c := &Card{Path: p, Name: fm.Name, Description: fm.Description, Triggers: fm.Triggers}
 	pr := &parser{path: p, src: body, lineOffset: bodyLine - 1, lines: lineStarts(body)}
-	doc := goldmark.New(goldmark.WithExtensions(extension.Table)).Parser().Parse(text.NewReader(body))
+	doc := markdown.New().Parser().Parse(text.NewReader(body))
 	if err := pr.card(doc, c); err != nil {
 		return nil, err
 	}
