@@ -207,18 +207,26 @@ func (b *builder) sectionDeepDive(title string) string {
 	return "\n## Deep dive\n\n" + b.text.Card.SectionDeepDive.Fill("links", strings.Join(links, " and ")) + "\n"
 }
 
-// noteSectionFor finds the note section whose subsystem attribute names s,
-// preferring the notes the card references for it.
+// noteSectionFor finds the note section whose subsystem attribute names s, as
+// the card writes it or without its size hint ("ProcessGroupNCCL" for
+// "ProcessGroupNCCL (~3500+ lines C++)"), preferring the notes the card
+// references for it.
 func (b *builder) noteSectionFor(s *skill.Subsystem) (notes.Section, *notes.Note) {
+	find := func(n *notes.Note) (notes.Section, bool) {
+		if sec, ok := n.SectionFor(s.Name); ok {
+			return sec, true
+		}
+		return n.SectionFor(s.ShortName)
+	}
 	for _, ref := range s.Notes {
 		if n := b.noteByName[ref.Name]; n != nil {
-			if sec, ok := n.SectionFor(s.Name); ok {
+			if sec, ok := find(n); ok {
 				return sec, n
 			}
 		}
 	}
 	for _, n := range b.notes {
-		if sec, ok := n.SectionFor(s.Name); ok {
+		if sec, ok := find(n); ok {
 			return sec, n
 		}
 	}

@@ -72,7 +72,7 @@ func (b *builder) playgroundPages(ctx context.Context) ([]sitetree.NavItem, erro
 		if err != nil {
 			return nil, fmt.Errorf("playground: static %s view of %s: %w", w.Slug, preset, err)
 		}
-		body := static + "\n\n" + cliLine(w.Slug, preset)
+		body := static + "\n\n" + b.cliLine(w.Slug, preset)
 		b.add(&sitetree.Page{URL: u, Title: string(w.Title), Description: string(w.Description), Weight: i + 1, Layout: "playground",
 			Body: body, Params: map[string]any{"widget": w.Slug, "preset": preset, "notoc": true}})
 		items = append(items, sitetree.NavItem{Title: string(w.Title), URL: u})
@@ -86,8 +86,9 @@ func (b *builder) playgroundPages(ctx context.Context) ([]sitetree.NavItem, erro
 // (content/pages/ncclsim.md).
 const ncclsimURL = "/playground/ncclsim/"
 
-// cliLine names the terminal command that prints the same numbers.
-func cliLine(widget, preset string) string {
+// cliLine names the terminal command that prints the same numbers, linking the page about
+// ncclsim when content/pages has one.
+func (b *builder) cliLine(widget, preset string) string {
 	cmd := map[string]string{
 		"topology":   "ncclsim topo --preset " + preset,
 		"algorithms": "ncclsim tune --preset " + preset,
@@ -95,5 +96,10 @@ func cliLine(widget, preset string) string {
 		"step":       "ncclsim step --preset " + preset + " --model ddp --params 1.5e9 --forward-ms 60 --backward-ms 120",
 		"doctor":     "ncclsim doctor --log FILE --env FILE",
 	}[widget]
-	return "The same numbers in a terminal, with [ncclsim](" + ncclsimURL + "): `" + cmd + "`.\n"
+	for _, n := range b.prose {
+		if n.URL == ncclsimURL {
+			return "The same numbers in a terminal, with [ncclsim](" + ncclsimURL + "): `" + cmd + "`.\n"
+		}
+	}
+	return "The same numbers in a terminal: `" + cmd + "`.\n"
 }
