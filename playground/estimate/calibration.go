@@ -40,9 +40,18 @@ type Param struct {
 // ClassParams are the parameters of one path class.
 type ClassParams struct {
 	Class Class `yaml:"class"`
-	// Efficiency (η) is the fraction of the NCCL model's bus bandwidth that
-	// real runs reach on the plateau.
+	// Efficiency (η) is the fraction of the class's physical bound that
+	// real runs reach on the plateau: nvlink of NVLink links × per-link
+	// bandwidth, pcie of the narrowest PCIe link (shared with SHM, whose
+	// copies cross the GPUs' PCIe links), shm-xsocket of NCCL's
+	// inter-socket bandwidth, net-rdma and net-tcp of NCCL's network
+	// bandwidth of the cell. shm has none of its own (value 1, source
+	// "structural"): see HostStagingGBps.
 	Efficiency Param `yaml:"efficiency"`
+	// HostStagingGBps, for class shm only, is the bandwidth (GB/s) at
+	// which host memory stages an SHM hop; it bounds shm and shm-xsocket
+	// hops alike. Value 0 means no bound (no SHM run seen).
+	HostStagingGBps *Param `yaml:"host_staging_GBps,omitempty"`
 	// LatencyFactor (λ) scales the NCCL model's latency of the chosen cell.
 	LatencyFactor Param `yaml:"latency_factor"`
 	// RampBytesPerRank (ρ): the bus size at which the bandwidth reaches
@@ -58,29 +67,42 @@ type ClassParams struct {
 	Band Band `yaml:"error_band"`
 }
 
-// Band is an observed error band.
+// Band is an observed error band: the busbw errors of the calibrated
+// estimate on the class's rows (sizes of at least MinBytes) predicted by a
+// fit that did not see the row's source (leave one source out), so that
+// the band says how far off the estimate is on a system the calibration
+// has never seen.
 type Band struct {
+	// MedianPct and MaxPct are the median and the largest absolute error.
 	MedianPct float64 `yaml:"median_pct" json:"median_pct"`
 	MaxPct    float64 `yaml:"max_pct" json:"max_pct"`
-	// OverPct is the largest over-estimate, 100*(estimate-measured)/measured,
-	// and UnderPct the largest under-estimate, 100*(measured-estimate)/
-	// measured (always below 100: both are positive). MaxPct is the larger
-	// of the two. Kept apart because an over-estimate can exceed 100 %
-	// while an under-estimate cannot, so one symmetric band would leave the
-	// measured range unbounded above.
+	// OverPct bounds the over-estimate, 100*(estimate-measured)/measured,
+	// and UnderPct the under-estimate, 100*(measured-estimate)/measured:
+	// they are the BandQuantileHigh and BandQuantileLow quantiles of the
+	// signed errors (both at least 0, UnderPct below 100), so that the band
+	// spans the middle 90 % of the out-of-sample errors. Kept apart because
+	// an over-estimate can exceed 100 % while an under-estimate cannot.
 	OverPct  float64 `yaml:"over_pct" json:"over_pct"`
 	UnderPct float64 `yaml:"under_pct" json:"under_pct"`
-	// Datasets and Points count what the band was measured on.
+	// Datasets, Sources and Points count what the band was measured on
+	// (Sources: independent publications, see Dataset.SourceKey).
 	Datasets int `yaml:"datasets" json:"datasets"`
+	Sources  int `yaml:"sources" json:"sources"`
 	Points   int `yaml:"points" json:"points"`
 	// MinBytes is the smallest message size counted.
 	MinBytes uint64 `yaml:"min_bytes" json:"min_bytes"`
+	// OutOfSample is set when the errors come from leave-one-source-out
+	// fits (always, for bands written by Fit).
+	OutOfSample bool `yaml:"out_of_sample" json:"out_of_sample"`
 }
 
 // DatasetUse records how the fit used one dataset.
 type DatasetUse struct {
-	ID    string `yaml:"id"`
-	Class Class  `yaml:"class"`
+	ID string `yaml:"id"`
+	// Source is the dataset's SourceKey: datasets with the same source are
+	// left out together in validation.
+	Source string `yaml:"source"`
+	Class  Class  `yaml:"class"`
 	// Fitted is false for datasets kept for validation only.
 	Fitted bool   `yaml:"fitted"`
 	Reason string `yaml:"reason,omitempty"`
@@ -121,6 +143,12 @@ func (c *Calibration) check() error {
 				return fmt.Errorf("class %s: %s %v must be positive and finite", cp.Class, name, v)
 			}
 		}
+		if h := cp.HostStagingGBps; h != nil && (!(h.Value >= 0) || math.IsInf(h.Value, 0) || cp.Class != ClassSHM) {
+			return fmt.Errorf("class %s: host_staging_GBps %v: only class shm has one, and it is finite and not negative", cp.Class, h.Value)
+		}
+		if cp.Class == ClassSHM && cp.HostStagingGBps == nil {
+			return fmt.Errorf("class shm: host_staging_GBps missing")
+		}
 		if g := cp.RampGamma.Value; !(g > 0 && g <= 1) {
 			return fmt.Errorf("class %s: ramp_gamma %v outside (0, 1]", cp.Class, g)
 		}
@@ -141,6 +169,34 @@ func (c *Calibration) For(cl Class) (ClassParams, error) {
 		}
 	}
 	return ClassParams{}, fmt.Errorf("calibration has no class %q", cl)
+}
+
+// bandwidthParam is the parameter that sets the class's plateau: the host
+// staging bandwidth for shm, the efficiency for every other class.
+func (cp ClassParams) bandwidthParam() Param {
+	if cp.HostStagingGBps != nil {
+		return *cp.HostStagingGBps
+	}
+	return cp.Efficiency
+}
+
+// sourcesOf counts the independent sources of the datasets ids, as the
+// calibration's dataset list records them (a dataset it does not list
+// counts as a source of its own).
+func (c *Calibration) sourcesOf(ids []string) int {
+	src := map[string]string{}
+	for _, u := range c.Datasets {
+		src[u.ID] = u.Source
+	}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		k := src[id]
+		if k == "" {
+			k = "dataset:" + id
+		}
+		seen[k] = true
+	}
+	return len(seen)
 }
 
 // round4 keeps four significant digits, so that the file does not depend

@@ -7,9 +7,9 @@ package estimate
 func embeddedCalibration() *Calibration {
 	return &Calibration{
 		Version:   1,
-		Formula:   "t = lambda*L(a,p) + Sbus/(eta*B(a,p)) / (1 - exp(-(Sbus/(rho*n*k_p))^gamma)), Sbus = size*busfactor; L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message",
+		Formula:   "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n*k_p))^gamma)), Sbus = size*busfactor; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw; pcie: eta_pcie*narrowest PCIe link; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message",
 		NCCLModel: "v2.30.7-1",
-		Objective: "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its own efficiency, and its latency factor and ramp (scale and gamma) where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; efficiency: a row >= 64 MiB); classes without such rows take the mean of the classes that have them; bounds: efficiency 0.01-4, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1 (more gradual ramps would put the plateaus above line rate)",
+		Objective: "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s), and its latency factor and ramp (scale and gamma) where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); latency and ramp of classes without such rows take the mean of the classes that have them; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency 0.01-4, host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits",
 		Classes: []ClassParams{
 			{
 				Class: "nvlink",
@@ -47,7 +47,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on one dataset only (oci-a100sxm40-8gpu-1node): a single run supports this value; at the lower bound 0.5 of its range",
 				},
-				Band: Band{MedianPct: 1.302, MaxPct: 30.74, OverPct: 30.74, UnderPct: 11.27, Datasets: 3, Points: 22, MinBytes: 1048576},
+				Band: Band{MedianPct: 1.968, MaxPct: 86.39, OverPct: 78.26, UnderPct: 1.818, Datasets: 3, Sources: 2, Points: 22, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "pcie",
@@ -60,9 +60,11 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on one dataset only (tinygrad-4x4090-p2p-7773x): a single run supports this value",
 				},
 				LatencyFactor: Param{
-					Value:  1.482,
+					Value:  1.471,
 					Source: "pooled",
 					Datasets: []string{
+						"autodl-2080ti-2gpu-shm-allgather",
+						"autodl-2080ti-2gpu-shm-allreduce",
 						"gcp-a3mega-h100-2node-16gpu",
 						"kalavai-4090-2gpu-docker",
 						"oci-a100sxm40-8gpu-1node",
@@ -73,9 +75,11 @@ func embeddedCalibration() *Calibration {
 					Note: "no small-message rows of this class: the geometric mean of the classes that have them",
 				},
 				RampBytesPerRank: Param{
-					Value:  239200.0,
+					Value:  309400.0,
 					Source: "pooled",
 					Datasets: []string{
+						"autodl-2080ti-2gpu-shm-allgather",
+						"autodl-2080ti-2gpu-shm-allreduce",
 						"gcp-a3mega-h100-2node-16gpu",
 						"kalavai-4090-2gpu-docker",
 						"oci-a100sxm40-8gpu-1node",
@@ -86,9 +90,11 @@ func embeddedCalibration() *Calibration {
 					Note: "no mid-size rows of this class: the geometric mean of the classes that have them",
 				},
 				RampGamma: Param{
-					Value:  0.7194,
+					Value:  0.7437,
 					Source: "pooled",
 					Datasets: []string{
+						"autodl-2080ti-2gpu-shm-allgather",
+						"autodl-2080ti-2gpu-shm-allreduce",
 						"gcp-a3mega-h100-2node-16gpu",
 						"kalavai-4090-2gpu-docker",
 						"oci-a100sxm40-8gpu-1node",
@@ -98,7 +104,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "no mid-size rows of this class: the mean of the classes that have them",
 				},
-				Band: Band{MedianPct: 0.2771, MaxPct: 0.3093, OverPct: 0.2771, UnderPct: 0.3093, Datasets: 1, Points: 3, MinBytes: 1048576},
+				Band: Band{MedianPct: 7.222, MaxPct: 7.601, UnderPct: 7.563, Datasets: 1, Sources: 1, Points: 3, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-rdma",
@@ -109,12 +115,14 @@ func embeddedCalibration() *Calibration {
 						"oci-a100-2node-16gpu-roce",
 						"oci-h100-2node-16gpu-roce",
 					},
-					Note: "fitted on 2 datasets from 2 sources",
+					Note: "fitted on 2 datasets that all come from one published source: a single system supports this value",
 				},
 				LatencyFactor: Param{
-					Value:  1.482,
+					Value:  1.471,
 					Source: "pooled",
 					Datasets: []string{
+						"autodl-2080ti-2gpu-shm-allgather",
+						"autodl-2080ti-2gpu-shm-allreduce",
 						"gcp-a3mega-h100-2node-16gpu",
 						"kalavai-4090-2gpu-docker",
 						"oci-a100sxm40-8gpu-1node",
@@ -125,9 +133,11 @@ func embeddedCalibration() *Calibration {
 					Note: "no small-message rows of this class: the geometric mean of the classes that have them",
 				},
 				RampBytesPerRank: Param{
-					Value:  239200.0,
+					Value:  309400.0,
 					Source: "pooled",
 					Datasets: []string{
+						"autodl-2080ti-2gpu-shm-allgather",
+						"autodl-2080ti-2gpu-shm-allreduce",
 						"gcp-a3mega-h100-2node-16gpu",
 						"kalavai-4090-2gpu-docker",
 						"oci-a100sxm40-8gpu-1node",
@@ -138,9 +148,11 @@ func embeddedCalibration() *Calibration {
 					Note: "no mid-size rows of this class: the geometric mean of the classes that have them",
 				},
 				RampGamma: Param{
-					Value:  0.7194,
+					Value:  0.7437,
 					Source: "pooled",
 					Datasets: []string{
+						"autodl-2080ti-2gpu-shm-allgather",
+						"autodl-2080ti-2gpu-shm-allreduce",
 						"gcp-a3mega-h100-2node-16gpu",
 						"kalavai-4090-2gpu-docker",
 						"oci-a100sxm40-8gpu-1node",
@@ -150,7 +162,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "no mid-size rows of this class: the mean of the classes that have them",
 				},
-				Band: Band{MedianPct: 68.87, MaxPct: 124.9, OverPct: 124.9, UnderPct: 7.167, Datasets: 4, Points: 34, MinBytes: 1048576},
+				Band: Band{MedianPct: 101.4, MaxPct: 188.8, OverPct: 188.4, UnderPct: 0.7585, Datasets: 5, Sources: 4, Points: 47, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-tcp",
@@ -186,43 +198,57 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on one dataset only (gcp-a3mega-h100-2node-16gpu): a single run supports this value; at the lower bound 0.5 of its range",
 				},
-				Band: Band{MedianPct: 10.73, MaxPct: 57.92, OverPct: 57.92, UnderPct: 35.44, Datasets: 1, Points: 14, MinBytes: 1048576},
+				Band: Band{MedianPct: 111.4, MaxPct: 452.1, OverPct: 398.0, UnderPct: 14.51, Datasets: 1, Sources: 1, Points: 14, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "shm",
 				Efficiency: Param{
-					Value:  0.09142,
+					Value:    1.0,
+					Source:   "structural",
+					Datasets: []string{},
+					Note:     "SHM has no efficiency of its own: an SHM hop sustains min(pcie efficiency x the narrower GPU PCIe link, host_staging_GBps)",
+				},
+				HostStagingGBps: &Param{
+					Value:  3.233,
 					Source: "fitted",
 					Datasets: []string{
+						"autodl-2080ti-2gpu-shm-allgather",
+						"autodl-2080ti-2gpu-shm-allreduce",
 						"kalavai-4090-2gpu-docker",
 					},
-					Note: "fitted on one dataset only (kalavai-4090-2gpu-docker): a single run supports this value",
+					Note: "fitted on 3 datasets from 2 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.004,
+					Value:  0.9743,
 					Source: "fitted",
 					Datasets: []string{
+						"autodl-2080ti-2gpu-shm-allgather",
+						"autodl-2080ti-2gpu-shm-allreduce",
 						"kalavai-4090-2gpu-docker",
 					},
-					Note: "fitted on one dataset only (kalavai-4090-2gpu-docker): a single run supports this value",
+					Note: "fitted on 3 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  5464.0,
+					Value:  15290.0,
 					Source: "fitted",
 					Datasets: []string{
+						"autodl-2080ti-2gpu-shm-allgather",
+						"autodl-2080ti-2gpu-shm-allreduce",
 						"kalavai-4090-2gpu-docker",
 					},
-					Note: "fitted on one dataset only (kalavai-4090-2gpu-docker): a single run supports this value",
+					Note: "fitted on 3 datasets from 2 sources",
 				},
 				RampGamma: Param{
-					Value:  0.9025,
+					Value:  1.0,
 					Source: "fitted",
 					Datasets: []string{
+						"autodl-2080ti-2gpu-shm-allgather",
+						"autodl-2080ti-2gpu-shm-allreduce",
 						"kalavai-4090-2gpu-docker",
 					},
-					Note: "fitted on one dataset only (kalavai-4090-2gpu-docker): a single run supports this value",
+					Note: "fitted on 3 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 2.053, MaxPct: 8.024, OverPct: 8.024, UnderPct: 2.054, Datasets: 1, Points: 12, MinBytes: 1048576},
+				Band: Band{MedianPct: 45.11, MaxPct: 80.97, OverPct: 78.09, UnderPct: 45.15, Datasets: 3, Sources: 2, Points: 34, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "shm-xsocket",
@@ -267,12 +293,13 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 3 datasets that all come from one published source: a single system supports this value",
 				},
-				Band: Band{MedianPct: 22.86, MaxPct: 111.9, OverPct: 111.9, UnderPct: 31.4, Datasets: 4, Points: 28, MinBytes: 1048576},
+				Band: Band{MedianPct: 51.69, MaxPct: 103.0, OverPct: 95.75, UnderPct: 40.25, Datasets: 4, Sources: 2, Points: 28, MinBytes: 1048576, OutOfSample: true},
 			},
 		},
 		Datasets: []DatasetUse{
 			{
 				ID:     "a40-2gpu-nvlink-bridge-nv4",
+				Source: "github.com/eugenesiow",
 				Class:  "nvlink",
 				Fitted: true,
 				Constrains: []string{
@@ -281,6 +308,7 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "a40-4gpu-xsocket-p2pdisabled",
+				Source: "github.com/eugenesiow",
 				Class:  "shm-xsocket",
 				Fitted: true,
 				Constrains: []string{
@@ -288,7 +316,30 @@ func embeddedCalibration() *Calibration {
 				},
 			},
 			{
+				ID:     "autodl-2080ti-2gpu-shm-allgather",
+				Source: "github.com/anthony-hoo",
+				Class:  "shm",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "autodl-2080ti-2gpu-shm-allreduce",
+				Source: "github.com/anthony-hoo",
+				Class:  "shm",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
 				ID:     "coreweave-a100sxm-128gpu-16node-ib-sharp",
+				Source: "github.com/coreweave",
 				Class:  "net-rdma",
 				Reason: "The log shows SHARP group creation, so NCCL may have run CollNet, which the model cannot represent (no CollNet graph is searched), and the printed table does not match the printed invocation (maxBytes, rank count); it is validated, not fitted.",
 				Constrains: []string{
@@ -299,6 +350,7 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "dgxa100-4gpu-nvswitch-nccl2.16",
+				Source: "github.com/eugenesiow",
 				Class:  "nvlink",
 				Fitted: true,
 				Constrains: []string{
@@ -307,6 +359,7 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "gcp-a3mega-h100-2node-16gpu",
+				Source: "github.com/lessizzmore",
 				Class:  "net-tcp",
 				Fitted: true,
 				Constrains: []string{
@@ -317,6 +370,7 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "kalavai-4090-2gpu-docker",
+				Source: "github.com/kalavai-net",
 				Class:  "shm",
 				Fitted: true,
 				Constrains: []string{
@@ -327,6 +381,7 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "l40s-2node-2gpu-each-roce",
+				Source: "public github readme (openshift gpudirect storage / nvidia tools container write-up",
 				Class:  "net-rdma",
 				Reason: "The NIC speed is not published (the preset assumes 100 Gb/s), so the run cannot anchor a bandwidth efficiency; it is validated, not fitted.",
 				Constrains: []string{
@@ -336,7 +391,17 @@ func embeddedCalibration() *Calibration {
 				},
 			},
 			{
+				ID:     "moc-h100-2node-1gpu-roce-nogdr",
+				Source: "github.com/cci-moc",
+				Class:  "net-rdma",
+				Reason: "GPUDirect RDMA is off (the log says GDR 0): the data is staged through host memory, which the estimator's network model (NCCL's bandwidth of the NIC path times an efficiency fitted on GPUDirect runs) does not represent; validated, not fitted.",
+				Constrains: []string{
+					"efficiency",
+				},
+			},
+			{
 				ID:     "oci-a100-2node-16gpu-roce",
+				Source: "author:oracle-japan",
 				Class:  "net-rdma",
 				Fitted: true,
 				Constrains: []string{
@@ -345,6 +410,7 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "oci-a100sxm40-8gpu-1node",
+				Source: "author:oracle-japan",
 				Class:  "nvlink",
 				Fitted: true,
 				Constrains: []string{
@@ -355,6 +421,7 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "oci-h100-2node-16gpu-roce",
+				Source: "author:oracle-japan",
 				Class:  "net-rdma",
 				Fitted: true,
 				Constrains: []string{
@@ -363,6 +430,7 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "rtx4090-2gpu-shm-xsocket-allgather",
+				Source: "public github text file (console log of comprehensive_nccl_tests.sh) (repository not recorded)",
 				Class:  "shm-xsocket",
 				Fitted: true,
 				Constrains: []string{
@@ -373,6 +441,7 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "rtx4090-2gpu-shm-xsocket-allreduce",
+				Source: "public github text file (console log of comprehensive_nccl_tests.sh) (repository not recorded)",
 				Class:  "shm-xsocket",
 				Fitted: true,
 				Constrains: []string{
@@ -383,6 +452,7 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "rtx4090-2gpu-shm-xsocket-reducescatter",
+				Source: "public github text file (console log of comprehensive_nccl_tests.sh) (repository not recorded)",
 				Class:  "shm-xsocket",
 				Fitted: true,
 				Constrains: []string{
@@ -393,6 +463,7 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "tinygrad-4x4090-p2p-7773x",
+				Source: "github.com/tinygrad/open-gpu-kernel-modules/issues/36",
 				Class:  "pcie",
 				Fitted: true,
 				Constrains: []string{

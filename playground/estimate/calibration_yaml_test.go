@@ -30,10 +30,16 @@ func TestCalibrationReproducible(t *testing.T) {
 	if !bytes.Equal(b, data.Calibration) {
 		t.Error("data/calibration.yaml differs from the fit of data/measurements; run `ncclsim calibrate`")
 	}
-	// Every class parameter names its datasets unless it is a default.
+	// Every class parameter names its datasets unless it is a default, a
+	// physical bound or structural (shm's efficiency, which does not exist:
+	// its host staging rate takes the role).
 	for _, cp := range cal.Classes {
-		for name, p := range map[string]Param{"efficiency": cp.Efficiency, "latency": cp.LatencyFactor, "ramp": cp.RampBytesPerRank, "gamma": cp.RampGamma} {
-			if p.Source != "default" && len(p.Datasets) == 0 {
+		params := map[string]Param{"efficiency": cp.Efficiency, "latency": cp.LatencyFactor, "ramp": cp.RampBytesPerRank, "gamma": cp.RampGamma}
+		if cp.HostStagingGBps != nil {
+			params["host staging"] = *cp.HostStagingGBps
+		}
+		for name, p := range params {
+			if p.Source != "default" && p.Source != "bound" && p.Source != "structural" && len(p.Datasets) == 0 {
 				t.Errorf("%s %s: %s value without datasets", cp.Class, name, p.Source)
 			}
 			if len(p.Datasets) == 1 && !strings.Contains(p.Note, "one dataset only") {
@@ -48,10 +54,11 @@ func TestParseCalibrationErrors(t *testing.T) {
 		t.Fatalf("committed calibration rejected: %v", err)
 	}
 	for name, edit := range map[string][2]string{
-		"version":     {"version: 1", "version: 7"},
-		"unknown key": {"version: 1", "version: 1\nsurprise: 3"},
-		"gamma":       {"ramp_gamma:\n      value: ", "ramp_gamma:\n      value: 7"},
-		"class name":  {"class: pcie", "class: carrier-pigeon"},
+		"version":      {"version: 1", "version: 7"},
+		"unknown key":  {"version: 1", "version: 1\nsurprise: 3"},
+		"gamma":        {"ramp_gamma:\n      value: ", "ramp_gamma:\n      value: 7"},
+		"class name":   {"class: pcie", "class: carrier-pigeon"},
+		"host staging": {"host_staging_GBps:\n      value: ", "host_staging_GBps:\n      value: -"},
 	} {
 		b := bytes.Replace(data.Calibration, []byte(edit[0]), []byte(edit[1]), 1)
 		if bytes.Equal(b, data.Calibration) {

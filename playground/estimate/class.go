@@ -131,17 +131,32 @@ type Routing struct {
 	// information on multi-node jobs, where Algo is the network class).
 	Intra  Class
 	Fabric Fabric
-	// LinkFactor corrects NCCL's bandwidth of each algorithm for its
-	// channel quantisation on a single node: NCCL's search gives every
-	// channel a bandwidth from a fixed ladder (20, 18, 15, ... GB/s) and the
-	// model multiplies it by the searched channel count, while at run time
-	// NCCL opens twice as many channels (ncclTopoPostset), which fill the
-	// P2P link whatever the ladder step. The factor is the slowest hop's
-	// path bandwidth over channels × per-channel bandwidth when that is
-	// above 1 and every hop is P2P (NVLink or PCIe); 1 otherwise (SHM and
-	// network throughput are not set by the link). A 2x A40 NVLink bridge
-	// (48 GB/s, 2 channels of 20 GB/s) gets 1.2.
-	LinkFactor [tune.NumAlgorithms]float64
+	// Hops lists, per algorithm on a single node, the distinct hops of
+	// the algorithm's graph with the physical quantities that bound them;
+	// GraphBw is NCCL's search bandwidth of that graph (channels ×
+	// per-channel bandwidth, GB/s). The calibrated plateau of a cell is
+	// the slowest hop's physical bandwidth times the cell's share of the
+	// graph bandwidth in NCCL's model (protocol and algorithm factors), so
+	// that NCCL decides algorithm, protocol and channels while the
+	// hardware sets the level. Empty for multi-node jobs and NVLS, whose
+	// plateau is the class efficiency times NCCL's own bandwidth.
+	Hops    [tune.NumAlgorithms][]Hop
+	GraphBw [tune.NumAlgorithms]float64
+}
+
+// Hop is one kind of connection between consecutive GPUs of a graph.
+type Hop struct {
+	Class Class
+	// PathBw is NCCL's bandwidth of the path (GB/s): for P2P over NVLink
+	// the links × per-link bandwidth, for P2P over PCIe the narrowest PCIe
+	// link between the GPUs (switch or root complex), for SHM the
+	// narrowest link of the path through the CPU(s), which for a
+	// cross-socket pair includes the inter-socket link.
+	PathBw float64
+	// PCIeBw is the narrower of the two GPUs' own PCIe links to their CPU
+	// (GB/s, generation × width as NCCL's topology reads it), the links
+	// SHM traffic crosses twice (device to host, host to device).
+	PCIeBw float64
 }
 
 // Route finds the path class of every algorithm of a built communicator.
@@ -159,19 +174,26 @@ func Route(res *model.Result, fabric Fabric) (Routing, error) {
 		fabric = detectFabric(res.Analysis.Local)
 	}
 	rt := Routing{Fabric: fabric}
-	for a := range rt.LinkFactor {
-		rt.LinkFactor[a] = 1
-	}
 	pairs, err := res.Analysis.LocalPaths.GPUPairs()
 	if err != nil {
 		return Routing{}, fmt.Errorf("route: %w", err)
 	}
 	n := res.Analysis.Local.Count(topo.GPU)
 	pc := make([]Class, n*n)
-	pbw := make([]float64, n*n)
+	hops := make([]Hop, n*n)
+	lp := res.Analysis.LocalPaths
+	cpuBw := func(g int) float64 {
+		if c := lp.LocalCPU(g); c >= 0 {
+			if pa := lp.Get(topo.NodeRef{Type: topo.GPU, Index: g}, topo.CPU, c); pa != nil {
+				return float64(pa.Bw)
+			}
+		}
+		return 0
+	}
 	for _, p := range pairs {
-		pc[p.From*n+p.To] = pairClass(p, fabric)
-		pbw[p.From*n+p.To] = float64(p.Bw)
+		c := pairClass(p, fabric)
+		pc[p.From*n+p.To] = c
+		hops[p.From*n+p.To] = Hop{Class: c, PathBw: float64(p.Bw), PCIeBw: math.Min(cpuBw(p.From), cpuBw(p.To))}
 	}
 	nodes := 1
 	if res.System != nil {
@@ -193,12 +215,14 @@ func Route(res *model.Result, fabric Fabric) (Routing, error) {
 		switch a {
 		case tune.Tree, tune.PAT:
 			c = graphClass(res.Search.Tree, pc, n, false)
-			rt.LinkFactor[a] = linkFactor(res.Search.Tree, pc, pbw, n, false)
+			rt.Hops[a], rt.GraphBw[a] = graphHops(res.Search.Tree, hops, n, false)
 		case tune.NVLS, tune.NVLSTree:
 			c = ClassNVLink
+		case tune.Ring:
+			c = ringIntra
+			rt.Hops[a], rt.GraphBw[a] = graphHops(res.Search.Ring, hops, n, true)
 		default:
 			c = ringIntra
-			rt.LinkFactor[a] = linkFactor(res.Search.Ring, pc, pbw, n, true)
 		}
 		if c == "" {
 			c = ringIntra
@@ -253,33 +277,33 @@ func graphClass(g *graph.Graph, pc []Class, n int, wrap bool) Class {
 	return worst
 }
 
-// linkFactor is Routing.LinkFactor for graph g on a single node.
-func linkFactor(g *graph.Graph, pc []Class, pbw []float64, n int, wrap bool) float64 {
+// graphHops lists the distinct hops between consecutive GPUs of g's
+// channels (wrap adds the hop from the last GPU back to the first) and
+// NCCL's bandwidth of the graph, channels × per-channel bandwidth.
+func graphHops(g *graph.Graph, hops []Hop, n int, wrap bool) ([]Hop, float64) {
 	if g == nil || g.NChannels <= 0 || g.BwIntra <= 0 {
-		return 1
+		return nil, 0
 	}
-	minBw := math.Inf(1)
-	p2p := true
-	hop := func(a, b int) {
+	var out []Hop
+	seen := map[Hop]bool{}
+	add := func(a, b int) {
 		if a == b || a < 0 || b < 0 || a >= n || b >= n {
 			return
 		}
-		c := pc[a*n+b]
-		if c != ClassNVLink && c != ClassPCIe {
-			p2p = false
+		h := hops[a*n+b]
+		if h.Class == "" || seen[h] {
+			return
 		}
-		minBw = math.Min(minBw, pbw[a*n+b])
+		seen[h] = true
+		out = append(out, h)
 	}
 	for _, ch := range g.Channels {
 		for i := 1; i < len(ch.GPUs); i++ {
-			hop(ch.GPUs[i-1], ch.GPUs[i])
+			add(ch.GPUs[i-1], ch.GPUs[i])
 		}
 		if wrap && len(ch.GPUs) > 1 {
-			hop(ch.GPUs[len(ch.GPUs)-1], ch.GPUs[0])
+			add(ch.GPUs[len(ch.GPUs)-1], ch.GPUs[0])
 		}
 	}
-	if !p2p || math.IsInf(minBw, 1) {
-		return 1
-	}
-	return math.Max(1, minBw/(float64(g.NChannels)*float64(g.BwIntra)))
+	return out, float64(g.NChannels) * float64(g.BwIntra)
 }

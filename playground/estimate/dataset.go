@@ -43,6 +43,42 @@ type Source struct {
 	// CollectedIn names the file of the shared collection the run was
 	// normalised from.
 	CollectedIn string `json:"collected_in"`
+	// Author is who published the run (a GitHub user or organisation, a
+	// company), when the URL alone does not tell: runs with the same
+	// author are one source for leave-one-source-out validation.
+	Author string `json:"author,omitempty"`
+}
+
+// SourceKey names the independent source a dataset comes from:
+// leave-one-source-out validation leaves every dataset with the same key
+// out together. It is "author:" + Source.Author when the author is
+// recorded; for a GitHub issue or pull request the thread
+// (github.com/OWNER/REPO/issues/N: different threads are different
+// people's machines); for any other GitHub URL the owner (one person or
+// organisation publishes one set of machines); otherwise the URL itself,
+// lower-cased.
+func (d *Dataset) SourceKey() string {
+	if a := strings.TrimSpace(d.Source.Author); a != "" {
+		return "author:" + strings.ToLower(a)
+	}
+	u := strings.ToLower(strings.TrimSpace(d.Source.URL))
+	for _, sep := range []string{";", "#", "?"} {
+		u, _, _ = strings.Cut(u, sep)
+	}
+	u = strings.TrimSpace(u)
+	for _, p := range []string{"https://", "http://", "www."} {
+		u = strings.TrimPrefix(u, p)
+	}
+	if rest, ok := strings.CutPrefix(u, "github.com/"); ok {
+		parts := strings.Split(rest, "/")
+		if len(parts) >= 4 && (parts[2] == "issues" || parts[2] == "pull" || parts[2] == "discussions") {
+			return "github.com/" + strings.Join(parts[:4], "/")
+		}
+		if parts[0] != "" {
+			return "github.com/" + parts[0]
+		}
+	}
+	return u
 }
 
 // Hardware is the hardware as the source describes it.

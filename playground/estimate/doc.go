@@ -15,18 +15,41 @@
 // message of S bytes (nccl-tests' size) on n ranks is
 //
 //	Sbus = S × busfactor(collective, n)                  (nccl-tests' bus bytes)
-//	t    = λ·L(a,p) + Sbus / (η·B(a,p)) / (1 − exp(−(Sbus / (ρ·n·k_p))^γ))
+//	t    = λ·L(a,p) + Sbus / P / (1 − exp(−(Sbus / (ρ·n·k_p))^γ))
 //
-// where L is the model's latency of the cell and B its bandwidth expressed
-// as bus bandwidth (the model's algorithm bandwidth × busfactor, corrected
-// on single-node P2P graphs for the channel quantisation of NCCL's search,
-// see Routing.LinkFactor). Per path class, λ scales the latency (the small-message floor), η is the fraction
-// of the model's bandwidth real runs reach (the plateau), and ρ·n·k_p is the
-// bus size over which the bandwidth ramps up to the plateau (the pipeline
-// fills: it grows with the ring length n and with the protocol's buffer,
-// k_p = buffer(p) / buffer(Simple)); γ sets how gradual the ramp is. The ramp factor tends to 1 for large messages and
-// makes the bandwidth term grow like S^(1−γ) for small ones, so the time
-// falls to the latency floor. A message is never predicted to be faster
+// where L is the model's latency of the cell, λ scales it (the
+// small-message floor), ρ·n·k_p is the bus size over which the bandwidth
+// ramps up to the plateau P (it grows with the ring length n and with the
+// protocol's buffer, k_p = buffer(p) / buffer(Simple)) and γ sets how
+// gradual the ramp is.
+//
+// The plateau P is where the hardware enters. NCCL decides the algorithm,
+// the protocol and the channels; its model then gives the cell a bus
+// bandwidth B(a,p) = (its share of the graph) × G(a), where G(a) is the
+// search's channels × per-channel bandwidth. On one node the estimator
+// keeps the share B/G (protocol and algorithm factors) and replaces G by
+// the bandwidth of the graph's slowest hop, each hop bounded by what
+// carries it:
+//
+//   - NVLink P2P: η_nvlink × links × per-link bandwidth (NCCL's NVLink path
+//     bandwidth);
+//   - PCIe P2P: η_pcie × the narrowest PCIe link between the GPUs (the
+//     switch or the root complex; generation × width as NCCL reads them,
+//     src/graph/topo.cc, ncclTopoAddPci);
+//   - SHM: two copies through host memory, the sender's GPU writing into a
+//     buffer on the receiver's side and the receiver's GPU reading it
+//     (src/transport/shm.cc, NCCL_SHM_LOCALITY), so min(η_pcie × the
+//     narrower GPU link, H) where H is the rate at which host memory stages
+//     the traffic (fitted in GB/s: measured SHM throughput follows the CPU
+//     and memory, not the GPUs' links, and not the ring bandwidth NCCL's
+//     search assigned);
+//   - SHM across sockets: also η_xsocket × NCCL's inter-socket bandwidth
+//     (ncclTopoGetInterCpuBw).
+//
+// η_pcie is shared by PCIe P2P and SHM. On several nodes, and for NVLS,
+// P = η × B(a,p): NCCL's network bandwidth is the NIC line rate of the
+// topology. A parameter no dataset constrains falls back to its physical
+// bound (η = 1, H unbounded). A message is never predicted to be faster
 // than a smaller one: where NCCL's protocol switch would make the
 // calibrated curve drop, the time is held at the largest time of any
 // smaller message and the result says so.
@@ -34,8 +57,16 @@
 // The parameters live in data/calibration.yaml with, for each, the datasets
 // it was fitted on; Fit regenerates them from data/measurements/ and
 // Validate reports the busbw error of both predictions against every
-// dataset. Every calibrated prediction carries the error band observed for
-// its class and the number of datasets behind it.
+// dataset, in sample (the committed calibration) and out of sample: for
+// each independent source (Dataset.SourceKey: the same author, GitHub
+// thread or owner) the parameters are refitted without every dataset of
+// that source and its datasets are predicted with them (leave one source
+// out). The error band of a class is built from those out-of-sample errors
+// (their 5 % and 95 % quantiles), so it says how far off the estimate is
+// on a system the calibration has not seen. Every calibrated prediction
+// carries that band (Calibrated.Band), the datasets behind the class's
+// efficiency and the number of independent sources among them
+// (Calibrated.NSources).
 //
 // DefaultCalibration and DefaultDatasets return those files compiled in as
 // Go values (calibration_data.go, datasets_data.go, written by `go generate

@@ -3,6 +3,7 @@ package estimate
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -345,8 +346,11 @@ func TestSegments(t *testing.T) {
 }
 
 // TestValidateCommitted runs validate on the committed datasets with the
-// committed calibration: the calibrated median busbw error over all points
-// of at least 1 MiB must stay within 15%, and below NCCL's model's.
+// committed calibration. The summary the project reports is the median
+// over datasets of each dataset's median busbw error at sizes of at least
+// 1 MiB: in sample it must stay within 15 %, and out of sample (leave one
+// source out) it must stay below NCCL's own model on the same rows, so
+// that calibration never makes an unseen system worse on the whole.
 func TestValidateCommitted(t *testing.T) {
 	sets, build, cal := fixtures(t)
 	rep, err := Validate(context.Background(), sets, build, cal, BandMinBytes)
@@ -356,11 +360,18 @@ func TestValidateCommitted(t *testing.T) {
 	if len(rep.Datasets) != len(sets) {
 		t.Fatalf("%d dataset reports for %d datasets", len(rep.Datasets), len(sets))
 	}
-	if rep.Overall.Calibrated.MedianPct > 15 {
-		t.Errorf("calibrated median busbw error %.1f%% exceeds 15%%", rep.Overall.Calibrated.MedianPct)
+	m := rep.Medians
+	if m.Datasets != len(sets) {
+		t.Errorf("medians over %d datasets, want %d", m.Datasets, len(sets))
 	}
-	if rep.Overall.Calibrated.MedianPct >= rep.Overall.Model.MedianPct {
-		t.Errorf("calibrated median %.1f%% is no better than the model's %.1f%%", rep.Overall.Calibrated.MedianPct, rep.Overall.Model.MedianPct)
+	if m.Calibrated > 15 {
+		t.Errorf("in-sample median over datasets %.1f%% exceeds 15%%", m.Calibrated)
+	}
+	if m.OutOfSample >= m.Model {
+		t.Errorf("out-of-sample median over datasets %.1f%% is no better than NCCL's model's %.1f%%", m.OutOfSample, m.Model)
+	}
+	if m.OutOfSample < m.Calibrated {
+		t.Errorf("out-of-sample median %.1f%% below the in-sample %.1f%%: the folds are not leaving the source out", m.OutOfSample, m.Calibrated)
 	}
 	total := 0
 	for _, d := range rep.Datasets {
@@ -379,55 +390,78 @@ func TestValidateCommitted(t *testing.T) {
 	}
 }
 
-// TestBandCoversMeasurements checks the error band against the points it
-// was computed from: every counted measurement of a class must fall inside
-// [estimate/(1+over), estimate/(1-under)] for that class's band (applyBand's
-// formula), up to the 4 significant digits the band is rounded to. A band
-// built from absolute errors alone could not state an upper end once an
-// over-estimate passes 100 % (shm-xsocket's is 111.9 %).
+// TestBandCoversMeasurements checks the error band against the
+// leave-one-source-out predictions it was computed from. The band's ends
+// must be the BandQuantileLow and BandQuantileHigh quantiles of the signed
+// out-of-sample errors of the class's counted points (recomputed here from
+// the report, so the golden values are the report's own numbers), and the
+// measured busbw must lie inside the band drawn around the out-of-sample
+// estimate for at least 80 % of all counted points (the issue's bar).
 func TestBandCoversMeasurements(t *testing.T) {
 	sets, build, cal := fixtures(t)
 	rep, err := Validate(context.Background(), sets, build, cal, BandMinBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bands := map[Class]Band{}
-	for _, c := range cal.Classes {
-		bands[c.Class] = c.Band
-	}
-	checked := 0
-	// The band is tight: its ends are the extreme points themselves.
-	atLo, atHi := map[Class]bool{}, map[Class]bool{}
-	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-3*b }
+	signed := map[Class][]float64{}
+	in, n := 0, 0
 	for _, d := range rep.Datasets {
 		for _, p := range d.Points {
 			if !p.Counted {
 				continue
 			}
-			b, ok := bands[p.Class]
-			if !ok {
-				t.Fatalf("%s %d: class %s has no band", d.ID, p.Bytes, p.Class)
+			signed[p.Class] = append(signed[p.Class], 100*(p.OutOfSample-p.Measured)/p.Measured)
+			n++
+			if p.InBand {
+				in++
 			}
-			lo := p.Calibrated / (1 + b.OverPct/100)
-			hi := p.Calibrated / (1 - b.UnderPct/100)
-			if p.Measured < lo*(1-1e-3) || p.Measured > hi*(1+1e-3) {
-				t.Errorf("%s %d B: measured %.4g GB/s outside the %s band [%.4g, %.4g] around %.4g", d.ID, p.Bytes, p.Measured, p.Class, lo, hi, p.Calibrated)
-			}
-			atLo[p.Class] = atLo[p.Class] || near(p.Measured, lo)
-			atHi[p.Class] = atHi[p.Class] || near(p.Measured, hi)
-			checked++
 		}
 	}
-	if checked != rep.Overall.Calibrated.N {
-		t.Errorf("checked %d points, the report counts %d", checked, rep.Overall.Calibrated.N)
+	if n == 0 || n != rep.BandPoints {
+		t.Fatalf("%d counted points, the report says %d", n, rep.BandPoints)
+	}
+	if cov := 100 * float64(in) / float64(n); cov < 80 || math.Abs(cov-rep.BandCoverage) > 1e-9 {
+		t.Errorf("band covers %.1f%% of the out-of-sample points (report: %.1f%%), want at least 80%%", cov, rep.BandCoverage)
 	}
 	for _, c := range cal.Classes {
 		b := c.Band
-		if b.Points > 0 && (b.UnderPct >= 100 || max(b.OverPct, b.UnderPct) != b.MaxPct) {
+		e := signed[c.Class]
+		if b.Points != len(e) {
+			t.Errorf("%s: band counts %d points, the report %d", c.Class, b.Points, len(e))
+			continue
+		}
+		if len(e) == 0 {
+			continue
+		}
+		if !b.OutOfSample {
+			t.Errorf("%s: band not marked out-of-sample", c.Class)
+		}
+		hi := math.Max(0, quantile(e, BandQuantileHigh))
+		lo := math.Min(99, math.Max(0, -quantile(e, BandQuantileLow)))
+		near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-3*math.Max(1, math.Abs(b)) }
+		if !near(b.OverPct, hi) || !near(b.UnderPct, lo) {
+			t.Errorf("%s: band over %v under %v, quantiles of the out-of-sample errors give %v and %v", c.Class, b.OverPct, b.UnderPct, hi, lo)
+		}
+		if b.UnderPct >= 100 || b.OverPct > b.MaxPct+1e-9 || b.UnderPct > b.MaxPct+1e-9 {
 			t.Errorf("%s: over %v, under %v, max %v", c.Class, b.OverPct, b.UnderPct, b.MaxPct)
 		}
-		if b.OverPct > 0 && !atLo[c.Class] || b.UnderPct > 0 && !atHi[c.Class] {
-			t.Errorf("%s: no measured point at the band's ends (low reached %v, high reached %v)", c.Class, atLo[c.Class], atHi[c.Class])
+	}
+}
+
+// TestSourceKey: runs are grouped by recorded author, by GitHub thread, or
+// by GitHub owner.
+func TestSourceKey(t *testing.T) {
+	for _, tc := range []struct{ url, author, want string }{
+		{"https://github.com/NVIDIA/nccl/issues/1530", "", "github.com/nvidia/nccl/issues/1530"},
+		{"https://github.com/NVIDIA/nccl-tests/issues/270#issuecomment-1", "", "github.com/nvidia/nccl-tests/issues/270"},
+		{"https://github.com/oracle-japan/ocitutorials/blob/abc/x.md", "", "github.com/oracle-japan"},
+		{"https://github.com/coreweave/nccl-tests/blob/main/README.md; job manifest", "", "github.com/coreweave"},
+		{"some text", "Oracle-Japan", "author:oracle-japan"},
+		{"https://example.com/blog/post", "", "example.com/blog/post"},
+	} {
+		d := &Dataset{Source: Source{URL: tc.url, Author: tc.author}}
+		if got := d.SourceKey(); got != tc.want {
+			t.Errorf("SourceKey(%q, %q) = %q, want %q", tc.url, tc.author, got, tc.want)
 		}
 	}
 }
@@ -513,6 +547,94 @@ func BenchmarkEstimate(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := s.Estimate(req); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestHopBandwidth: each transport is bounded by its own hardware. The
+// parameter values are arbitrary; the expected values follow from hopBw's
+// definition (NVLink: efficiency x links x per-link bandwidth; PCIe P2P:
+// efficiency x narrowest link; SHM: min(pcie efficiency x narrower GPU
+// link, host staging), plus the inter-socket term across sockets).
+func TestHopBandwidth(t *testing.T) {
+	ps := defaultParams()
+	ps.eff[classIndex(ClassNVLink)] = 0.9
+	ps.eff[classIndex(ClassPCIe)] = 1.1
+	ps.eff[classIndex(ClassSHMXSocket)] = 0.1
+	ps.host = 2.5
+	for _, tc := range []struct {
+		name string
+		hop  Hop
+		want float64
+	}{
+		{"NVLink bridge, 4 links of 12 GB/s", Hop{Class: ClassNVLink, PathBw: 48}, 0.9 * 48},
+		{"PCIe Gen4 x16 P2P", Hop{Class: ClassPCIe, PathBw: 24}, 1.1 * 24},
+		{"SHM Gen4 x16: host staging binds", Hop{Class: ClassSHM, PathBw: 24, PCIeBw: 24}, 2.5},
+		{"SHM Gen3 x16: host staging binds", Hop{Class: ClassSHM, PathBw: 12, PCIeBw: 12}, 2.5},
+		{"SHM Gen3 x1 riser: the link binds", Hop{Class: ClassSHM, PathBw: 0.75, PCIeBw: 0.75}, 1.1 * 0.75},
+		{"SHM across sockets, 10 GB/s inter-socket", Hop{Class: ClassSHMXSocket, PathBw: 10, PCIeBw: 24}, 0.1 * 10},
+		{"SHM across sockets, 64 GB/s inter-socket", Hop{Class: ClassSHMXSocket, PathBw: 64, PCIeBw: 24}, 2.5},
+	} {
+		if got := ps.hopBw(tc.hop); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s: %v GB/s, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestSHMPlateauFollowsHardware: two single-socket PCIe Gen4 boxes whose
+// NCCL search bandwidths differ (2 GPUs: 24 GB/s, 4 GPUs: 20 GB/s) get the
+// same calibrated SHM plateau for a large AllReduce, because an SHM hop is
+// bounded by host staging and the GPU's PCIe link, not by the ring
+// bandwidth NCCL's search assigned.
+func TestSHMPlateauFollowsHardware(t *testing.T) {
+	var plateaus []float64
+	var models []float64
+	for _, preset := range []string{"rtx4090-2x", "rtx4090-4x"} {
+		s := system(t, preset, 1, nil, FabricAuto)
+		e, err := s.Estimate(tune.Request{Func: tune.AllReduce, NBytes: 1 << 30, Datatype: tune.Float32})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Calibrated.Class != ClassSHM || e.Model.Algo != "Ring" || e.Model.Proto != "Simple" {
+			t.Fatalf("%s: %s via %s/%s", preset, e.Calibrated.Class, e.Model.Algo, e.Model.Proto)
+		}
+		plateaus = append(plateaus, e.Calibrated.PlateauBusBwGBps)
+		models = append(models, e.Model.BusBwGBps)
+	}
+	if math.Abs(plateaus[0]-plateaus[1]) > 1e-6*plateaus[0] { // NCCL keeps bandwidths in float32
+		t.Errorf("SHM plateaus %v differ between the 2- and 4-GPU box", plateaus)
+	}
+	if math.Abs(models[0]-models[1]) < 1 {
+		t.Errorf("NCCL's model busbw %v: the presets no longer differ, the test shows nothing", models)
+	}
+}
+
+// TestSupportNamesSources: the support text of a class counts the
+// datasets and independent sources behind the parameter that sets its
+// plateau (for shm the host staging rate, which the calibration lists).
+func TestSupportNamesSources(t *testing.T) {
+	_, _, cal := fixtures(t)
+	for _, c := range Classes() {
+		cp, err := cal.For(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bw := cp.bandwidthParam()
+		n := cal.sourcesOf(bw.Datasets)
+		got := supportText(cp, n)
+		switch {
+		case len(bw.Datasets) == 0:
+			if !strings.Contains(got, "no measurement") {
+				t.Errorf("%s: %q", c, got)
+			}
+		case n == 1:
+			if !strings.Contains(got, "one independent source") {
+				t.Errorf("%s: %q", c, got)
+			}
+		default:
+			if want := fmt.Sprintf("%d datasets from %d independent sources", len(bw.Datasets), n); !strings.Contains(got, want) {
+				t.Errorf("%s: %q lacks %q", c, got, want)
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/distributed-nav/distributed-nav/playground/model"
@@ -54,10 +55,12 @@ type Calibrated struct {
 	BusBwLowGBps  float64  `json:"busbw_low_GBps"`
 	BusBwHighGBps *float64 `json:"busbw_high_GBps"`
 	// NDatasets is the number of datasets the class's efficiency was
-	// fitted on, Datasets their ids; Support says in words how solid the
-	// class's parameters are.
+	// fitted on, Datasets their ids, NSources the number of independent
+	// sources (Dataset.SourceKey) among them; Support says in words how
+	// solid the class's parameters are.
 	NDatasets int      `json:"n_datasets"`
 	Datasets  []string `json:"datasets"`
+	NSources  int      `json:"n_sources"`
 	Support   string   `json:"support"`
 }
 
@@ -86,6 +89,7 @@ type System struct {
 	route  Routing
 	cal    *Calibration
 	params map[Class]ClassParams
+	ps     *paramSet
 
 	mu     sync.Mutex
 	curves map[curveKey]*curve
@@ -111,6 +115,7 @@ func NewSystem(res *model.Result, fabric Fabric, cal *Calibration) (*System, err
 	for _, cp := range cal.Classes {
 		s.params[cp.Class] = cp
 	}
+	s.ps = paramSetOf(cal)
 	return s, nil
 }
 
@@ -136,9 +141,7 @@ type cell struct {
 }
 
 func (s *System) cellOf(f tune.Func, a tune.Algorithm, p tune.Protocol, pipeOps int) cell {
-	c := cellFor(s.res.Tune, f, a, p, pipeOps)
-	c.bus *= s.route.LinkFactor[a]
-	return c
+	return cellFor(s.res.Tune, f, a, p, pipeOps)
 }
 
 // cellFor reads cell (a, p) of function f from NCCL's tables: the latency
@@ -162,16 +165,10 @@ func (s *System) termsOf(c cell) (terms, Class, error) {
 	if cl == "" {
 		return terms{}, "", errNoClass
 	}
-	cp, ok := s.params[cl]
-	if !ok {
+	if _, ok := s.params[cl]; !ok {
 		return terms{}, cl, fmt.Errorf("calibration has no class %q", cl)
 	}
-	return terms{
-		lat:     cp.LatencyFactor.Value * c.lat,
-		plateau: cp.Efficiency.Value * c.bus,
-		ramp:    cp.RampBytesPerRank.Value * float64(s.res.Tune.Sys.NRanks) * RampScale(c.p),
-		gamma:   cp.RampGamma.Value,
-	}, cl, nil
+	return s.ps.terms(c, &s.route, s.res.Tune.Sys.NRanks), cl, nil
 }
 
 // Default per-channel buffer sizes of NCCL's protocols
@@ -284,11 +281,26 @@ func (s *System) estimate(req tune.Request, cv *curve) (Estimate, error) {
 	cal.PlateauBusBwGBps = t.plateau
 	cal.RampBusBytes = t.ramp
 	cal.Band = cp.Band
-	cal.Datasets = append([]string(nil), cp.Efficiency.Datasets...)
+	cal.Datasets = append([]string(nil), cp.bandwidthParam().Datasets...)
 	cal.NDatasets = len(cal.Datasets)
-	cal.Support = supportText(cp)
+	cal.NSources = s.cal.sourcesOf(cal.Datasets)
+	cal.Support = supportText(cp, cal.NSources)
 	e.Calibrated = applyBand(cal)
 	return e, nil
+}
+
+// Contains reports whether a measured busbw lies inside the band drawn
+// around an estimate: estimate/(1 + over) <= measured <= estimate/(1 -
+// under).
+func (b Band) Contains(estimate, measured float64) bool {
+	lo := estimate / (1 + b.OverPct/100)
+	if measured < lo*(1-1e-9) {
+		return false
+	}
+	if u := b.UnderPct / 100; u < 1 {
+		return measured <= estimate/(1-u)*(1+1e-9)
+	}
+	return true
 }
 
 // applyBand fills the busbw range that the class's observed errors allow:
@@ -306,16 +318,22 @@ func applyBand(c Calibrated) Calibrated {
 	return c
 }
 
-// supportText says how solid a class's parameters are.
-func supportText(cp ClassParams) string {
-	n := len(cp.Efficiency.Datasets)
+// supportText says how solid a class's parameters are; nsrc is the number
+// of independent sources among the efficiency's datasets.
+func supportText(cp ClassParams, nsrc int) string {
+	bw := cp.bandwidthParam()
+	n := len(bw.Datasets)
+	band := ""
+	if cp.Band.Points > 0 {
+		band = fmt.Sprintf("; the band spans %g%% of the errors on %d points of %d sources predicted without their own source", 100*(BandQuantileHigh-BandQuantileLow), cp.Band.Points, cp.Band.Sources)
+	}
 	switch {
 	case n == 0:
-		return "no measurement of this class: parameters are defaults, treat the calibrated value as a guess"
-	case n == 1:
-		return fmt.Sprintf("one dataset (%s) supports the %s parameters: the band is that run's own fit error, not a spread between systems", cp.Efficiency.Datasets[0], cp.Class)
+		return "no measurement of this class: the physical bound with default efficiency, treat the calibrated value as a guess" + band
+	case nsrc <= 1:
+		return fmt.Sprintf("one independent source (%d dataset(s): %s) supports the %s bandwidth: unproven on other systems", n, strings.Join(bw.Datasets, ", "), cp.Class) + band
 	}
-	return fmt.Sprintf("%d datasets support the %s efficiency", n, cp.Class)
+	return fmt.Sprintf("%d datasets from %d independent sources support the %s bandwidth", n, nsrc, cp.Class) + band
 }
 
 // curveKey identifies the selection inputs of a curve.

@@ -155,7 +155,6 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 			end = starts[i+1] - 1
 		}
 		c := cellFor(m, f, pk.a, pk.p, 1)
-		c.bus *= rt.LinkFactor[pk.a]
 		p.segs = append(p.segs, pseg{c: c, end: end})
 	}
 	for _, r := range d.Rows {
@@ -172,7 +171,6 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 		}
 		seg := sort.Search(len(starts), func(i int) bool { return starts[i] > r.Bytes }) - 1
 		ce := cellFor(m, f, c.Algo, c.Proto, 1)
-		ce.bus *= rt.LinkFactor[c.Algo]
 		p.rows = append(p.rows, prow{bytes: r.Bytes, tMeas: r.TimeUs, busbw: r.BusBwGBps,
 			c: ce, seg: seg, model: float64(c.TimeUs), mAlgo: c.Algo, mProto: c.Proto})
 	}
@@ -187,13 +185,68 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 func classIndex(c Class) int { return c.slowness() }
 
 // paramSet holds one value of every parameter, indexed by classIndex.
+// eff is the class's bandwidth efficiency (for shm-xsocket the fraction of
+// NCCL's inter-socket bandwidth; unused for shm); host is the host-memory
+// staging bandwidth of an SHM hop (GB/s).
 type paramSet struct {
 	eff, lam, rho, gamma [6]float64
+	host                 float64
 }
 
-func (ps *paramSet) terms(c cell, cl Class, n int) terms {
-	i := classIndex(cl)
-	return terms{lat: ps.lam[i] * c.lat, plateau: ps.eff[i] * c.bus, ramp: ps.rho[i] * float64(n) * RampScale(c.p), gamma: ps.gamma[i]}
+func (ps *paramSet) terms(c cell, rt *Routing, n int) terms {
+	i := classIndex(rt.Algo[c.a])
+	return terms{lat: ps.lam[i] * c.lat, plateau: ps.plateau(c, rt), ramp: ps.rho[i] * float64(n) * RampScale(c.p), gamma: ps.gamma[i]}
+}
+
+// plateau is the calibrated bus bandwidth (GB/s) large messages of cell c
+// reach. On one node it is the slowest hop's physical bandwidth (hopBw)
+// times the cell's share of its graph's bandwidth in NCCL's model, which
+// carries NCCL's protocol and algorithm factors (LL moves half the bytes
+// of a line as data, Tree's and LL128's factors, ...); elsewhere the
+// class efficiency times NCCL's own bandwidth of the cell.
+func (ps *paramSet) plateau(c cell, rt *Routing) float64 {
+	hops, gbw := rt.Hops[c.a], rt.GraphBw[c.a]
+	if len(hops) == 0 || gbw <= 0 {
+		return ps.eff[classIndex(rt.Algo[c.a])] * c.bus
+	}
+	bound := math.Inf(1)
+	for _, h := range hops {
+		bound = math.Min(bound, ps.hopBw(h))
+	}
+	return c.bus / gbw * bound
+}
+
+// hopBw is the bandwidth one hop sustains:
+//   - NVLink P2P: nvlink efficiency × NVLink links × per-link bandwidth;
+//   - PCIe P2P: pcie efficiency × the narrowest PCIe link of the path;
+//   - SHM: the sender's GPU writes into host memory and the receiver's GPU
+//     reads it back (src/transport/shm.cc: the buffer sits on the
+//     receiver's side, NCCL_SHM_LOCALITY default 2), two copies over the
+//     GPUs' own PCIe links, so the pcie efficiency × the narrower link
+//     bounds it, and so does the rate at which host memory stages the
+//     traffic (host, fitted in GB/s: real SHM throughput follows the CPU
+//     and memory, not the GPU's link);
+//   - SHM across sockets: also the shm-xsocket efficiency × NCCL's
+//     inter-socket bandwidth (src/graph/topo.cc, ncclTopoGetInterCpuBw).
+func (ps *paramSet) hopBw(h Hop) float64 {
+	pcie := ps.eff[classIndex(ClassPCIe)]
+	switch h.Class {
+	case ClassNVLink:
+		return ps.eff[classIndex(ClassNVLink)] * h.PathBw
+	case ClassPCIe:
+		return pcie * h.PathBw
+	case ClassSHM, ClassSHMXSocket:
+		link := h.PCIeBw
+		if link <= 0 {
+			link = h.PathBw
+		}
+		b := math.Min(pcie*link, ps.host)
+		if h.Class == ClassSHMXSocket {
+			b = math.Min(b, ps.eff[classIndex(ClassSHMXSocket)]*h.PathBw)
+		}
+		return b
+	}
+	return ps.eff[classIndex(h.Class)] * h.PathBw
 }
 
 // predict fills out with the calibrated time of every row under ps,
@@ -202,11 +255,11 @@ func (p *prepared) predict(ps *paramSet, out []float64) {
 	prefMax := make([]float64, len(p.segs))
 	for i := 1; i < len(p.segs); i++ {
 		prev := p.segs[i-1]
-		t := calTime(ps.terms(prev.c, p.route.Algo[prev.c.a], p.n), float64(prev.end)*p.bf)
+		t := calTime(ps.terms(prev.c, &p.route, p.n), float64(prev.end)*p.bf)
 		prefMax[i] = math.Max(prefMax[i-1], t)
 	}
 	for i, r := range p.rows {
-		t := calTime(ps.terms(r.c, p.route.Algo[r.c.a], p.n), float64(r.bytes)*p.bf)
+		t := calTime(ps.terms(r.c, &p.route, p.n), float64(r.bytes)*p.bf)
 		if r.seg >= 0 && r.seg < len(prefMax) && prefMax[r.seg] > t {
 			t = prefMax[r.seg]
 		}
@@ -261,139 +314,248 @@ func objective(sets []*prepared, ps *paramSet, buf [][]float64) float64 {
 }
 
 // FitObjective describes the fit in words (written to the calibration).
-const FitObjective = "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its own efficiency, and its latency factor and ramp (scale and gamma) where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; efficiency: a row >= 64 MiB); classes without such rows take the mean of the classes that have them; bounds: efficiency 0.01-4, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1 (more gradual ramps would put the plateaus above line rate)"
+const FitObjective = "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s), and its latency factor and ramp (scale and gamma) where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); latency and ramp of classes without such rows take the mean of the classes that have them; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency 0.01-4, host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits"
 
 // Formula is the calibrated model in one line.
-const Formula = "t = lambda*L(a,p) + Sbus/(eta*B(a,p)) / (1 - exp(-(Sbus/(rho*n*k_p))^gamma)), Sbus = size*busfactor; L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message"
+const Formula = "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n*k_p))^gamma)), Sbus = size*busfactor; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw; pcie: eta_pcie*narrowest PCIe link; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message"
 
 // Fit fits the calibration on the datasets marked fit and measures the
 // error bands on all of them. The result is deterministic.
 func Fit(ctx context.Context, sets []*Dataset, build Builder) (*Calibration, error) {
-	var all, fitted []*prepared
+	all, fitted, err := prepareAll(ctx, sets, build)
+	if err != nil {
+		return nil, err
+	}
+	if len(fitted) == 0 {
+		return nil, fmt.Errorf("fit: no dataset is marked fit")
+	}
+	fr, err := fitParams(ctx, fitted)
+	if err != nil {
+		return nil, err
+	}
+	cal := assemble(fr, all)
+	if err := cal.check(); err != nil {
+		return nil, fmt.Errorf("fit: %w", err)
+	}
+	oos, err := outOfSample(ctx, all, fitted)
+	if err != nil {
+		return nil, err
+	}
+	setBands(cal, all, oos)
+	return cal, nil
+}
+
+// prepareAll prepares every dataset and returns them with the subset marked
+// fit.
+func prepareAll(ctx context.Context, sets []*Dataset, build Builder) (all, fitted []*prepared, err error) {
 	for _, d := range sets {
 		p, err := prepare(ctx, d, build)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		all = append(all, p)
 		if d.Fit {
 			fitted = append(fitted, p)
 		}
 	}
-	if len(fitted) == 0 {
-		return nil, fmt.Errorf("fit: no dataset is marked fit")
+	return all, fitted, nil
+}
+
+// support lists, per parameter of one class, the datasets that constrain
+// it.
+type support struct{ eff, lam, rho []string }
+
+// fitResult is a fitted parameter set with the evidence behind each value.
+type fitResult struct {
+	ps               *paramSet
+	sup              map[Class]*support
+	poolLam, poolRho []string
+	lamPool, rhoPool float64
+	gammaPool        float64
+	sources          map[string]string // dataset id -> source key
+	// hostPooled is set when the host staging rate was fitted on
+	// cross-socket runs only.
+	hostPooled bool
+}
+
+// defaultParams is the parameter set of a fit that saw no data: NCCL's own
+// model (efficiency and latency factor 1) with the default ramp.
+func defaultParams() *paramSet {
+	ps := &paramSet{host: math.Inf(1)}
+	for i := range ps.eff {
+		ps.eff[i], ps.lam[i], ps.rho[i], ps.gamma[i] = 1, 1, 1<<20, 0.75
 	}
-	// Which datasets constrain what.
-	type support struct{ eff, lam, rho []string }
-	sup := map[Class]*support{}
+	return ps
+}
+
+// fitParams fits the parameters on the datasets fitted (which may be
+// empty: every parameter then keeps its default).
+func fitParams(ctx context.Context, fitted []*prepared) (*fitResult, error) {
+	fr := &fitResult{sup: map[Class]*support{}, sources: map[string]string{}}
 	for _, c := range Classes() {
-		sup[c] = &support{}
+		fr.sup[c] = &support{}
 	}
-	var poolLam, poolRho []string
 	for _, p := range fitted {
+		fr.sources[p.d.ID] = p.d.SourceKey()
 		for _, c := range Classes() {
 			k := p.constrains(c)
 			if k[paramEfficiency] {
-				sup[c].eff = append(sup[c].eff, p.d.ID)
+				fr.sup[c].eff = append(fr.sup[c].eff, p.d.ID)
 			}
 			if k[paramLatency] {
-				sup[c].lam = append(sup[c].lam, p.d.ID)
-				poolLam = append(poolLam, p.d.ID)
+				fr.sup[c].lam = append(fr.sup[c].lam, p.d.ID)
+				fr.poolLam = append(fr.poolLam, p.d.ID)
 			}
 			if k[paramRamp] {
-				sup[c].rho = append(sup[c].rho, p.d.ID)
-				poolRho = append(poolRho, p.d.ID)
+				fr.sup[c].rho = append(fr.sup[c].rho, p.d.ID)
+				fr.poolRho = append(fr.poolRho, p.d.ID)
 			}
 		}
 	}
-	poolLam, poolRho = uniq(poolLam), uniq(poolRho)
+	fr.poolLam, fr.poolRho = uniq(fr.poolLam), uniq(fr.poolRho)
 
 	// Starting point: efficiency from the largest rows, λ 1.5, ρ 1 MiB,
 	// γ 0.75.
-	ps := &paramSet{}
-	for i := range ps.eff {
-		ps.eff[i], ps.lam[i], ps.rho[i], ps.gamma[i] = 1, 1.5, 1<<20, 0.75
+	ps := defaultParams()
+	for i := range ps.lam {
+		ps.lam[i] = 1.5
 	}
+	// Starting bandwidths: the median ratio of measured to bound plateau
+	// on the largest rows, the bound taken with every efficiency at 1
+	// and the host staging unbounded (for shm, the median measured
+	// plateau itself).
 	for _, c := range Classes() {
 		var ratios []float64
 		for _, p := range fitted {
 			for _, r := range p.rows {
-				if r.bytes >= PlateauMinBytes && p.route.Algo[r.c.a] == c && r.c.bus > 0 {
-					ratios = append(ratios, float64(r.bytes)*p.bf/r.tMeas/1e3/r.c.bus)
+				if r.bytes >= PlateauMinBytes && p.route.Algo[r.c.a] == c {
+					if b := defaultParams().plateau(r.c, &p.route); b > 0 {
+						ratios = append(ratios, float64(r.bytes)*p.bf/r.tMeas/1e3/b)
+					}
 				}
 			}
 		}
-		if len(ratios) > 0 {
-			ps.eff[classIndex(c)] = median(ratios)
+		if len(ratios) == 0 {
+			continue
 		}
+		m := median(ratios)
+		if c == ClassSHM {
+			// The bound with an unlimited host is the PCIe link: the ratio
+			// times it is the measured plateau.
+			ps.host = math.Max(0.2, m*24)
+			continue
+		}
+		ps.eff[classIndex(c)] = m
+	}
+	if math.IsInf(ps.host, 1) && (len(fr.sup[ClassSHM].eff) > 0 || len(fr.sup[ClassSHMXSocket].eff) > 0) {
+		ps.host = 2
 	}
 	// The classes are independent: each is fitted on the datasets that
 	// touch it. Classes with their own latency or ramp rows go first; the
 	// others then take the pooled values (geometric mean of λ and ρ,
 	// arithmetic mean of γ over the classes that fitted them).
 	var lams, rhos, gammas []float64
-	lamPool, rhoPool, gammaPool := 1.5, float64(1<<20), 0.75
+	fr.lamPool, fr.rhoPool, fr.gammaPool = 1.5, float64(1<<20), 0.75
 	for pass := 0; pass < 2; pass++ {
 		if pass == 1 {
-			lamPool, rhoPool, gammaPool = geomean(lams, lamPool), geomean(rhos, rhoPool), mean(gammas, gammaPool)
+			fr.lamPool, fr.rhoPool, fr.gammaPool = geomean(lams, fr.lamPool), geomean(rhos, fr.rhoPool), mean(gammas, fr.gammaPool)
 			for _, c := range Classes() {
 				ci := classIndex(c)
-				if len(sup[c].lam) == 0 {
-					ps.lam[ci] = lamPool
+				if len(fr.sup[c].lam) == 0 {
+					ps.lam[ci] = fr.lamPool
 				}
-				if len(sup[c].rho) == 0 {
-					ps.rho[ci], ps.gamma[ci] = rhoPool, gammaPool
+				if len(fr.sup[c].rho) == 0 {
+					ps.rho[ci], ps.gamma[ci] = fr.rhoPool, fr.gammaPool
 				}
 			}
 		}
 		for _, c := range Classes() {
-			own := len(sup[c].lam) > 0 || len(sup[c].rho) > 0
-			if len(sup[c].eff) == 0 || own != (pass == 0) {
+			own := len(fr.sup[c].lam) > 0 || len(fr.sup[c].rho) > 0
+			if len(fr.sup[c].eff) == 0 || own != (pass == 0) {
 				continue
 			}
-			if _, err := fitClass(ctx, fitted, ps, c, len(sup[c].lam) > 0, len(sup[c].rho) > 0); err != nil {
+			if _, err := fitClass(ctx, fitted, ps, c, len(fr.sup[c].lam) > 0, len(fr.sup[c].rho) > 0); err != nil {
 				return nil, err
 			}
 			ci := classIndex(c)
-			if len(sup[c].lam) > 0 {
+			if len(fr.sup[c].lam) > 0 {
 				lams = append(lams, ps.lam[ci])
 			}
-			if len(sup[c].rho) > 0 {
+			if len(fr.sup[c].rho) > 0 {
 				rhos, gammas = append(rhos, ps.rho[ci]), append(gammas, ps.gamma[ci])
 			}
 		}
 	}
-
-	// Assemble the calibration with rounded values.
-	cal := &Calibration{Version: CalibrationVersion, Formula: Formula, NCCLModel: "v2.30.7-1", Objective: FitObjective}
-	sources := map[string]string{}
-	for _, p := range all {
-		sources[p.d.ID] = p.d.Source.URL + "|" + p.d.Source.Title
+	// Without a single-socket SHM run the host staging rate is fitted on
+	// the cross-socket runs with the inter-socket efficiency held at its
+	// bound (the two cannot be told apart there); without any SHM run it
+	// is unbounded.
+	xs := ClassSHMXSocket
+	switch {
+	case len(fr.sup[ClassSHM].eff) > 0:
+	case len(fr.sup[xs].eff) > 0:
+		ps.eff[classIndex(xs)] = 1
+		if _, err := fitBandwidth(ctx, fitted, ps, ClassSHM, xs); err != nil {
+			return nil, err
+		}
+		fr.hostPooled = true
+	default:
+		ps.host = math.Inf(1)
 	}
+	// Classes without any dataset take the physical bound (efficiency 1).
+	for _, c := range Classes() {
+		if len(fr.sup[c].eff) == 0 {
+			ps.eff[classIndex(c)] = 1
+		}
+	}
+	ps.eff[classIndex(ClassSHM)] = 1
+	fr.ps = ps
+	return fr, nil
+}
+
+// assemble writes a fit result as a calibration with rounded values.
+func assemble(fr *fitResult, all []*prepared) *Calibration {
+	ps := fr.ps
+	cal := &Calibration{Version: CalibrationVersion, Formula: Formula, NCCLModel: "v2.30.7-1", Objective: FitObjective}
 	for _, c := range Classes() {
 		ci := classIndex(c)
+		sup := fr.sup[c]
 		cp := ClassParams{Class: c}
-		if len(sup[c].eff) > 0 {
-			cp.Efficiency = Param{Value: round4(ps.eff[ci]), Source: "fitted", Datasets: sup[c].eff, Note: supportNote(sup[c].eff, sources) + effBox.boundNote(ps.eff[ci])}
-		} else {
-			cp.Efficiency = Param{Value: 1, Source: "default", Datasets: []string{}, Note: "no dataset of this class: NCCL's own bandwidth is used"}
+		switch {
+		case c == ClassSHM:
+			cp.Efficiency = Param{Value: 1, Source: "structural", Datasets: []string{}, Note: "SHM has no efficiency of its own: an SHM hop sustains min(pcie efficiency x the narrower GPU PCIe link, host_staging_GBps)"}
+			h := Param{Value: 0, Source: "default", Datasets: []string{}, Note: "no SHM run: host staging is not bounded, SHM hops run at the PCIe bound"}
+			switch {
+			case len(sup.eff) > 0:
+				h = Param{Value: round4(ps.host), Source: "fitted", Datasets: sup.eff, Note: supportNote(sup.eff, fr.sources) + hostBox.boundNote(ps.host)}
+			case fr.hostPooled:
+				xs := fr.sup[ClassSHMXSocket].eff
+				h = Param{Value: round4(ps.host), Source: "pooled", Datasets: xs, Note: "no single-socket SHM run: fitted on the cross-socket runs with the inter-socket efficiency at its bound 1; " + supportNote(xs, fr.sources)}
+			}
+			cp.HostStagingGBps = &h
+		case c == ClassSHMXSocket && fr.hostPooled:
+			cp.Efficiency = Param{Value: 1, Source: "bound", Datasets: sup.eff, Note: "held at the physical bound: without a single-socket SHM run the cross-socket runs fit the host staging rate instead"}
+		case len(sup.eff) > 0:
+			cp.Efficiency = Param{Value: round4(ps.eff[ci]), Source: "fitted", Datasets: sup.eff, Note: supportNote(sup.eff, fr.sources) + effBox.boundNote(ps.eff[ci])}
+		default:
+			cp.Efficiency = Param{Value: 1, Source: "bound", Datasets: []string{}, Note: "no dataset of this class: the physical bound (efficiency 1) is used"}
 		}
-		if len(sup[c].lam) > 0 {
-			cp.LatencyFactor = Param{Value: round4(ps.lam[ci]), Source: "fitted", Datasets: sup[c].lam, Note: supportNote(sup[c].lam, sources) + lamBox.boundNote(ps.lam[ci])}
+		if len(sup.lam) > 0 {
+			cp.LatencyFactor = Param{Value: round4(ps.lam[ci]), Source: "fitted", Datasets: sup.lam, Note: supportNote(sup.lam, fr.sources) + lamBox.boundNote(ps.lam[ci])}
 		} else {
-			cp.LatencyFactor = Param{Value: round4(lamPool), Source: "pooled", Datasets: poolLam, Note: "no small-message rows of this class: the geometric mean of the classes that have them"}
+			cp.LatencyFactor = Param{Value: round4(fr.lamPool), Source: "pooled", Datasets: fr.poolLam, Note: "no small-message rows of this class: the geometric mean of the classes that have them"}
 		}
-		if len(sup[c].rho) > 0 {
-			cp.RampBytesPerRank = Param{Value: round4(ps.rho[ci]), Source: "fitted", Datasets: sup[c].rho, Note: supportNote(sup[c].rho, sources) + rhoBox.boundNote(ps.rho[ci])}
-			cp.RampGamma = Param{Value: round4(ps.gamma[ci]), Source: "fitted", Datasets: sup[c].rho, Note: supportNote(sup[c].rho, sources) + gammaBox.boundNote(ps.gamma[ci])}
+		if len(sup.rho) > 0 {
+			cp.RampBytesPerRank = Param{Value: round4(ps.rho[ci]), Source: "fitted", Datasets: sup.rho, Note: supportNote(sup.rho, fr.sources) + rhoBox.boundNote(ps.rho[ci])}
+			cp.RampGamma = Param{Value: round4(ps.gamma[ci]), Source: "fitted", Datasets: sup.rho, Note: supportNote(sup.rho, fr.sources) + gammaBox.boundNote(ps.gamma[ci])}
 		} else {
-			cp.RampBytesPerRank = Param{Value: round4(rhoPool), Source: "pooled", Datasets: poolRho, Note: "no mid-size rows of this class: the geometric mean of the classes that have them"}
-			cp.RampGamma = Param{Value: round4(gammaPool), Source: "pooled", Datasets: poolRho, Note: "no mid-size rows of this class: the mean of the classes that have them"}
+			cp.RampBytesPerRank = Param{Value: round4(fr.rhoPool), Source: "pooled", Datasets: fr.poolRho, Note: "no mid-size rows of this class: the geometric mean of the classes that have them"}
+			cp.RampGamma = Param{Value: round4(fr.gammaPool), Source: "pooled", Datasets: fr.poolRho, Note: "no mid-size rows of this class: the mean of the classes that have them"}
 		}
 		cal.Classes = append(cal.Classes, cp)
 	}
 	for _, p := range all {
-		use := DatasetUse{ID: p.d.ID, Class: p.class, Fitted: p.d.Fit, Reason: p.d.FitReason, Constrains: []string{}}
+		use := DatasetUse{ID: p.d.ID, Source: p.d.SourceKey(), Class: p.class, Fitted: p.d.Fit, Reason: p.d.FitReason, Constrains: []string{}}
 		k := p.constrains(p.class)
 		for _, name := range []string{paramEfficiency, paramLatency, paramRamp} {
 			if k[name] {
@@ -402,67 +564,146 @@ func Fit(ctx context.Context, sets []*Dataset, build Builder) (*Calibration, err
 		}
 		cal.Datasets = append(cal.Datasets, use)
 	}
-	// Error bands, measured with the rounded parameters on every dataset.
-	if err := cal.check(); err != nil {
-		return nil, fmt.Errorf("fit: %w", err)
+	return cal
+}
+
+// outOfSample predicts every row of every dataset with parameters fitted
+// without the dataset's source (leave one source out: every fitted dataset
+// with the same SourceKey is dropped from the fit). The result is indexed
+// like all and holds calibrated times in µs.
+func outOfSample(ctx context.Context, all, fitted []*prepared) ([][]float64, error) {
+	bySource := map[string][]int{}
+	var keys []string
+	for i, p := range all {
+		k := p.d.SourceKey()
+		if _, ok := bySource[k]; !ok {
+			keys = append(keys, k)
+		}
+		bySource[k] = append(bySource[k], i)
 	}
-	fin := paramSetOf(cal)
+	out := make([][]float64, len(all))
+	for _, k := range keys {
+		var rest []*prepared
+		for _, p := range fitted {
+			if p.d.SourceKey() != k {
+				rest = append(rest, p)
+			}
+		}
+		fr, err := fitParams(ctx, rest)
+		if err != nil {
+			return nil, fmt.Errorf("leave out %s: %w", k, err)
+		}
+		for _, i := range bySource[k] {
+			out[i] = make([]float64, len(all[i].rows))
+			all[i].predict(fr.ps, out[i])
+		}
+	}
+	return out, nil
+}
+
+// BandCoverage is the share of out-of-sample errors an error band spans:
+// its ends are the BandQuantileLow and BandQuantileHigh quantiles of the
+// signed busbw errors of the class's rows (sizes of at least BandMinBytes)
+// predicted without their own source.
+const (
+	BandQuantileLow  = 0.05
+	BandQuantileHigh = 0.95
+)
+
+// setBands fills each class's error band from the out-of-sample
+// predictions oos of all.
+func setBands(cal *Calibration, all []*prepared, oos [][]float64) {
 	errs := map[Class][]float64{}
 	dsets := map[Class]map[string]bool{}
-	for _, p := range all {
-		out := make([]float64, len(p.rows))
-		p.predict(fin, out)
+	srcs := map[Class]map[string]bool{}
+	for k, p := range all {
 		for i, r := range p.rows {
 			if r.bytes < BandMinBytes || r.busbw <= 0 {
 				continue
 			}
 			c := p.route.Algo[r.c.a]
-			bus := AlgBwGBps(r.bytes, out[i]) * p.bf
+			bus := AlgBwGBps(r.bytes, oos[k][i]) * p.bf
 			errs[c] = append(errs[c], 100*(bus-r.busbw)/r.busbw)
 			if dsets[c] == nil {
-				dsets[c] = map[string]bool{}
+				dsets[c], srcs[c] = map[string]bool{}, map[string]bool{}
 			}
 			dsets[c][p.d.ID] = true
+			srcs[c][p.d.SourceKey()] = true
 		}
 	}
 	for i := range cal.Classes {
 		c := cal.Classes[i].Class
 		e := errs[c]
-		b := Band{MinBytes: BandMinBytes, Datasets: len(dsets[c]), Points: len(e)}
+		b := Band{MinBytes: BandMinBytes, Datasets: len(dsets[c]), Sources: len(srcs[c]), Points: len(e), OutOfSample: true}
 		if len(e) > 0 {
 			abs := make([]float64, len(e))
 			for k, v := range e {
 				abs[k] = math.Abs(v)
-				b.OverPct = max(b.OverPct, v)
-				b.UnderPct = max(b.UnderPct, -v)
 			}
 			b.MedianPct = round4(median(abs))
 			b.MaxPct = round4(maxOf(abs))
-			b.OverPct, b.UnderPct = round4(b.OverPct), round4(b.UnderPct)
+			b.OverPct = round4(math.Max(0, quantile(e, BandQuantileHigh)))
+			b.UnderPct = round4(math.Min(99, math.Max(0, -quantile(e, BandQuantileLow))))
 		}
 		cal.Classes[i].Band = b
 	}
-	return cal, nil
 }
 
-// fitClass fits class c's efficiency (and its latency factor and ramp
-// when freeLam, freeRho) on the datasets with rows of class c, updating ps;
-// it returns the loss over those datasets.
+// quantile is the q-quantile of v by linear interpolation between order
+// statistics; v is not modified.
+func quantile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	x := q * float64(len(s)-1)
+	i := int(math.Floor(x))
+	if i >= len(s)-1 {
+		return s[len(s)-1]
+	}
+	return s[i] + (x-float64(i))*(s[i+1]-s[i])
+}
+
+// fitClass fits class c's bandwidth parameter (and its latency factor and
+// ramp when freeLam, freeRho) on the datasets with rows of class c,
+// updating ps; it returns the loss over those datasets.
 func fitClass(ctx context.Context, fitted []*prepared, ps *paramSet, c Class, freeLam, freeRho bool) (float64, error) {
+	return fitOn(ctx, fitted, ps, c, c, freeLam, freeRho)
+}
+
+// fitBandwidth fits only class target's bandwidth parameter on the
+// datasets with rows of class touch.
+func fitBandwidth(ctx context.Context, fitted []*prepared, ps *paramSet, target, touch Class) (float64, error) {
+	return fitOn(ctx, fitted, ps, target, touch, false, false)
+}
+
+// bwVar is how the optimiser sees a class's bandwidth parameter: the host
+// staging rate for shm, the efficiency otherwise.
+func bwVar(c Class) (get func(*paramSet) float64, set func(*paramSet, float64), b box) {
+	if c == ClassSHM {
+		return func(q *paramSet) float64 { return q.host }, func(q *paramSet, v float64) { q.host = v }, hostBox
+	}
+	ci := classIndex(c)
+	return func(q *paramSet) float64 { return q.eff[ci] }, func(q *paramSet, v float64) { q.eff[ci] = v }, effBox
+}
+
+func fitOn(ctx context.Context, fitted []*prepared, ps *paramSet, c, touch Class, freeLam, freeRho bool) (float64, error) {
 	ci := classIndex(c)
 	var touching []*prepared
 	var buf [][]float64
 	for _, p := range fitted {
 		for _, r := range p.rows {
-			if p.route.Algo[r.c.a] == c {
+			if p.route.Algo[r.c.a] == touch {
 				touching = append(touching, p)
 				buf = append(buf, make([]float64, len(p.rows)))
 				break
 			}
 		}
 	}
+	get, set, bb := bwVar(c)
 	apply := func(x []float64, q *paramSet) {
-		q.eff[ci] = effBox.of(x[0])
+		set(q, bb.of(x[0]))
 		k := 1
 		if freeLam {
 			q.lam[ci] = lamBox.of(x[k])
@@ -473,7 +714,22 @@ func fitClass(ctx context.Context, fitted []*prepared, ps *paramSet, c Class, fr
 			q.gamma[ci] = gammaBox.of(x[k+1])
 		}
 	}
-	x := []float64{effBox.inv(ps.eff[ci])}
+	// Start the bandwidth parameter at the best of a coarse log-spaced
+	// scan of its range: above a hop's other bounds the loss is flat in
+	// it, and the simplex can drift there instead of finding the minimum.
+	f0 := func(v float64) float64 {
+		q := *ps
+		set(&q, v)
+		return objective(touching, &q, buf)
+	}
+	start, best := get(ps), f0(get(ps))
+	for k := 0; k <= 24; k++ {
+		v := bb.lo * math.Pow(bb.hi/bb.lo, float64(k)/24)
+		if l := f0(v); l < best {
+			start, best = v, l
+		}
+	}
+	x := []float64{bb.inv(start)}
 	if freeLam {
 		x = append(x, lamBox.inv(ps.lam[ci]))
 	}
@@ -488,6 +744,31 @@ func fitClass(ctx context.Context, fitted []*prepared, ps *paramSet, c Class, fr
 	xb, loss, err := minimize(ctx, f, x, 0.5, 1e-12, 5000)
 	if err != nil {
 		return 0, err
+	}
+	// The simplex stops when all its vertices sit on a flat side of the
+	// loss (a bandwidth above a hop's other bound changes nothing), which
+	// can leave the bandwidth far from its best value for the ramp found.
+	// Rescan the bandwidth with the rest fixed and restart, a few times.
+	for round := 0; round < 3 && len(x) > 1; round++ {
+		x1 := append([]float64(nil), xb...)
+		bestV, bestL := x1[0], f(x1)
+		for k := 0; k <= 48; k++ {
+			x1[0] = bb.inv(bb.lo * math.Pow(bb.hi/bb.lo, float64(k)/48))
+			if l := f(x1); l < bestL {
+				bestV, bestL = x1[0], l
+			}
+		}
+		if bestL >= loss*(1-1e-9) {
+			break
+		}
+		x1[0] = bestV
+		x2, l2, err := minimize(ctx, f, x1, 0.5, 1e-12, 5000)
+		if err != nil {
+			return 0, err
+		}
+		if l2 < loss {
+			xb, loss = x2, l2
+		}
 	}
 	apply(xb, ps)
 	return loss, nil
@@ -519,13 +800,16 @@ func geomean(v []float64, def float64) float64 {
 
 // paramSetOf copies a calibration into the fit's parameter arrays.
 func paramSetOf(cal *Calibration) *paramSet {
-	ps := &paramSet{}
+	ps := &paramSet{host: math.Inf(1)}
 	for _, cp := range cal.Classes {
 		i := classIndex(cp.Class)
 		if i < 0 {
 			continue
 		}
 		ps.eff[i], ps.lam[i], ps.rho[i], ps.gamma[i] = cp.Efficiency.Value, cp.LatencyFactor.Value, cp.RampBytesPerRank.Value, cp.RampGamma.Value
+		if h := cp.HostStagingGBps; h != nil && h.Value > 0 {
+			ps.host = h.Value
+		}
 	}
 	return ps
 }
@@ -566,9 +850,10 @@ type box struct{ lo, hi float64 }
 
 // Bounds of the fitted parameters.
 var (
-	effBox = box{0.01, 4}          // fraction of NCCL's bandwidth
-	lamBox = box{0.25, 20}         // factor on NCCL's latency
-	rhoBox = box{1 << 10, 1 << 28} // bytes per rank
+	effBox  = box{0.01, 4}          // fraction of a physical bound
+	hostBox = box{0.05, 200}        // GB/s of host staging per SHM hop
+	lamBox  = box{0.25, 20}         // factor on NCCL's latency
+	rhoBox  = box{1 << 10, 1 << 28} // bytes per rank
 	// gammaBox starts at 0.5: with more gradual ramps the fitted plateaus
 	// exceed line rate (at 0.3 the TCPXO class needs 1.47x NCCL's NVLSTree
 	// bandwidth, more than its eight 200 Gb/s NICs carry).

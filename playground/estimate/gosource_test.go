@@ -190,7 +190,7 @@ func writeGoValue(b *strings.Builder, v reflect.Value, withType bool) error {
 func scalarStruct(t reflect.Type) bool {
 	for i := 0; i < t.NumField(); i++ {
 		switch t.Field(i).Type.Kind() {
-		case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32, reflect.Float64:
+		case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32, reflect.Float64, reflect.Bool:
 		default:
 			return false
 		}

@@ -38,20 +38,49 @@ type Point struct {
 	MeasuredUs   float64 `json:"measured_time_us"`
 	ModelUs      float64 `json:"model_time_us"`
 	CalibratedUs float64 `json:"calibrated_time_us"`
+	// OutOfSample is the calibrated busbw predicted by a fit that did not
+	// see the dataset's source, OutOfSampleAPE its error; InBand says
+	// whether the measured busbw lies inside the class's error band drawn
+	// around that prediction.
+	OutOfSample    float64 `json:"out_of_sample_busbw_GBps"`
+	OutOfSampleAPE float64 `json:"out_of_sample_ape_pct"`
+	InBand         bool    `json:"in_band"`
 }
 
 // DatasetReport is the validation of one dataset.
 type DatasetReport struct {
-	ID         string  `json:"id"`
-	Collective string  `json:"coll"`
-	Preset     string  `json:"preset"`
-	Nodes      int     `json:"nodes"`
-	NRanks     int     `json:"nranks"`
-	Class      Class   `json:"class"`
-	Fitted     bool    `json:"fitted"`
-	Model      Stats   `json:"model"`
-	Calibrated Stats   `json:"calibrated"`
-	Points     []Point `json:"points"`
+	ID         string `json:"id"`
+	Collective string `json:"coll"`
+	Preset     string `json:"preset"`
+	Nodes      int    `json:"nodes"`
+	NRanks     int    `json:"nranks"`
+	Class      Class  `json:"class"`
+	Fitted     bool   `json:"fitted"`
+	// Source is the dataset's SourceKey.
+	Source     string `json:"source"`
+	Model      Stats  `json:"model"`
+	Calibrated Stats  `json:"calibrated"`
+	// OutOfSample is the error of the leave-one-source-out prediction.
+	OutOfSample Stats   `json:"out_of_sample"`
+	Points      []Point `json:"points"`
+}
+
+// Medians are medians over datasets of each dataset's median absolute
+// percentage error (the summary the project reports: every dataset weighs
+// the same, whatever its number of rows).
+type Medians struct {
+	Model       float64 `json:"model_pct"`
+	Calibrated  float64 `json:"calibrated_pct"`
+	OutOfSample float64 `json:"out_of_sample_pct"`
+	Datasets    int     `json:"datasets"`
+}
+
+// ClassReport summarises the datasets whose largest rows fall in one path
+// class.
+type ClassReport struct {
+	Class   Class   `json:"class"`
+	Sources int     `json:"sources"`
+	Medians Medians `json:"medians"`
 }
 
 // Report is the validation of every dataset. Overall pools the counted
@@ -68,6 +97,18 @@ type Report struct {
 		Model      Stats `json:"model"`
 		Calibrated Stats `json:"calibrated"`
 	} `json:"fitted"`
+	// OutOfSample pools the leave-one-source-out errors of every dataset.
+	OutOfSample Stats `json:"out_of_sample"`
+	// Medians is the median over datasets, Classes the same per class.
+	Medians Medians       `json:"medians"`
+	Classes []ClassReport `json:"classes"`
+	// Sources is the number of independent sources.
+	Sources int `json:"sources"`
+	// BandCoverage is the share (%) of counted points whose measured busbw
+	// lies inside the class's error band drawn around the out-of-sample
+	// prediction; BandPoints counts them.
+	BandCoverage float64 `json:"band_coverage_pct"`
+	BandPoints   int     `json:"band_points"`
 }
 
 // Validate runs both predictions over every row of every dataset and
@@ -75,8 +116,21 @@ type Report struct {
 // minBytes with a positive measured busbw are counted in the statistics.
 func Validate(ctx context.Context, sets []*Dataset, build Builder, cal *Calibration, minBytes uint64) (*Report, error) {
 	rep := &Report{MinBytes: minBytes}
-	var allM, allC, fitM, fitC []float64
-	for _, d := range sets {
+	var allM, allC, fitM, fitC, allO []float64
+	prep, fitted, err := prepareAll(ctx, sets, build)
+	if err != nil {
+		return nil, fmt.Errorf("validate: %w", err)
+	}
+	oos, err := outOfSample(ctx, prep, fitted)
+	if err != nil {
+		return nil, fmt.Errorf("validate: %w", err)
+	}
+	bands := map[Class]Band{}
+	for _, cp := range cal.Classes {
+		bands[cp.Class] = cp.Band
+	}
+	var inBand, bandPts int
+	for k, d := range sets {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("validate: %w", err)
 		}
@@ -99,12 +153,15 @@ func Validate(ctx context.Context, sets []*Dataset, build Builder, cal *Calibrat
 		if err != nil {
 			return nil, err
 		}
-		dr := DatasetReport{ID: d.ID, Collective: f.String(), Preset: d.System.Preset, Nodes: d.System.Nodes, NRanks: d.NRanks(), Fitted: d.Fit}
-		var em, ec []float64
+		dr := DatasetReport{ID: d.ID, Collective: f.String(), Preset: d.System.Preset, Nodes: d.System.Nodes, NRanks: d.NRanks(), Fitted: d.Fit, Source: d.SourceKey()}
+		var em, ec, eo []float64
+		j := 0 // index into the prepared rows (rows of positive size)
 		for _, r := range d.Rows {
 			if r.Bytes == 0 {
 				continue
 			}
+			tOut := oos[k][j]
+			j++
 			e, err := sys.Estimate(tune.Request{Func: f, NBytes: r.Bytes, Datatype: dt})
 			if err != nil {
 				return nil, fmt.Errorf("validate %s, %d bytes: %w", d.ID, r.Bytes, err)
@@ -113,18 +170,25 @@ func Validate(ctx context.Context, sets []*Dataset, build Builder, cal *Calibrat
 				Algo: e.Model.Algo, Proto: e.Model.Proto, Class: e.Calibrated.Class, Held: e.Calibrated.Held,
 				MeasuredUs: r.TimeUs, ModelUs: e.Model.TimeUs, CalibratedUs: e.Calibrated.TimeUs}
 			dr.Class = e.Calibrated.Class
+			pt.OutOfSample = BusBwGBps(f, d.NRanks(), r.Bytes, tOut)
 			if r.BusBwGBps > 0 {
 				pt.ModelAPE = 100 * math.Abs(pt.Model-r.BusBwGBps) / r.BusBwGBps
 				pt.CalAPE = 100 * math.Abs(pt.Calibrated-r.BusBwGBps) / r.BusBwGBps
+				pt.OutOfSampleAPE = 100 * math.Abs(pt.OutOfSample-r.BusBwGBps) / r.BusBwGBps
 				pt.Counted = r.Bytes >= minBytes
+				pt.InBand = bands[pt.Class].Contains(pt.OutOfSample, r.BusBwGBps)
 			}
 			if pt.Counted {
-				em, ec = append(em, pt.ModelAPE), append(ec, pt.CalAPE)
+				em, ec, eo = append(em, pt.ModelAPE), append(ec, pt.CalAPE), append(eo, pt.OutOfSampleAPE)
+				bandPts++
+				if pt.InBand {
+					inBand++
+				}
 			}
 			dr.Points = append(dr.Points, pt)
 		}
-		dr.Model, dr.Calibrated = statsOf(em), statsOf(ec)
-		allM, allC = append(allM, em...), append(allC, ec...)
+		dr.Model, dr.Calibrated, dr.OutOfSample = statsOf(em), statsOf(ec), statsOf(eo)
+		allM, allC, allO = append(allM, em...), append(allC, ec...), append(allO, eo...)
 		if d.Fit {
 			fitM, fitC = append(fitM, em...), append(fitC, ec...)
 		}
@@ -132,5 +196,44 @@ func Validate(ctx context.Context, sets []*Dataset, build Builder, cal *Calibrat
 	}
 	rep.Overall.Model, rep.Overall.Calibrated = statsOf(allM), statsOf(allC)
 	rep.Fitted.Model, rep.Fitted.Calibrated = statsOf(fitM), statsOf(fitC)
+	rep.OutOfSample = statsOf(allO)
+	if bandPts > 0 {
+		rep.BandCoverage, rep.BandPoints = 100*float64(inBand)/float64(bandPts), bandPts
+	}
+	rep.Medians = mediansOf(rep.Datasets)
+	srcs := map[string]bool{}
+	for _, d := range rep.Datasets {
+		srcs[d.Source] = true
+	}
+	rep.Sources = len(srcs)
+	for _, c := range Classes() {
+		var ds []DatasetReport
+		cs := map[string]bool{}
+		for _, d := range rep.Datasets {
+			if d.Class == c {
+				ds = append(ds, d)
+				cs[d.Source] = true
+			}
+		}
+		if len(ds) > 0 {
+			rep.Classes = append(rep.Classes, ClassReport{Class: c, Sources: len(cs), Medians: mediansOf(ds)})
+		}
+	}
 	return rep, nil
+}
+
+// mediansOf is the median over the datasets with counted points of their
+// median errors.
+func mediansOf(ds []DatasetReport) Medians {
+	var m, c, o []float64
+	for _, d := range ds {
+		if d.Calibrated.N == 0 {
+			continue
+		}
+		m, c, o = append(m, d.Model.MedianPct), append(c, d.Calibrated.MedianPct), append(o, d.OutOfSample.MedianPct)
+	}
+	if len(m) == 0 {
+		return Medians{}
+	}
+	return Medians{Model: median(m), Calibrated: median(c), OutOfSample: median(o), Datasets: len(m)}
 }

@@ -354,7 +354,10 @@ func estimatorComm(t testing.TB, preset string) *EstimatorComm {
 
 // TestDDPWithEstimator: on NVSwitch A100s a 1B-parameter model with 300 ms
 // of compute scales well; on 8 RTX 4090 talking through host memory the
-// same step is slower than one GPU.
+// same step barely beats one GPU: 2 GB of bf16 gradients need 2 x 7/8 x 2 GB
+// of bus traffic, at the SHM plateau of about 1.6 GB/s (a cross-socket
+// host-memory hop, see estimate's hopBw) that is over 2 s against 0.3 s of
+// compute, so the speedup is at most 8 x 0.3 / 2.2, about 1.1.
 func TestDDPWithEstimator(t *testing.T) {
 	cfg := DDPConfig{Params: 1e9, GradDtype: tune.BFloat16, Layers: 24, TensorsPerLayer: 8, ForwardMs: 100, BackwardMs: 200}
 	a100, err := ProjectDDP(context.Background(), cfg, estimatorComm(t, "a100-sxm-8x"))
@@ -368,8 +371,8 @@ func TestDDPWithEstimator(t *testing.T) {
 	if a100.Efficiency < 0.9 {
 		t.Errorf("A100 NVSwitch efficiency %.2f", a100.Efficiency)
 	}
-	if rtx.Speedup > 1 {
-		t.Errorf("8x RTX 4090 SHM speedup %.2f, expected below one GPU", rtx.Speedup)
+	if rtx.Speedup > 1.5 {
+		t.Errorf("8x RTX 4090 SHM speedup %.2f, expected about 1", rtx.Speedup)
 	}
 }
 

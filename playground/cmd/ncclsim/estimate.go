@@ -181,8 +181,9 @@ func writeCalibratedText(b *strings.Builder, c *estimate.Calibrated) {
 	} else {
 		fmt.Fprintf(b, " (measured runs of this class: at least %.2f GB/s)\n", c.BusBwLowGBps)
 	}
-	fmt.Fprintf(b, "  error band of the class: median %.1f%%, max %.1f%% over %d points of %d datasets (sizes >= %d bytes)\n",
-		c.Band.MedianPct, c.Band.MaxPct, c.Band.Points, c.Band.Datasets, c.Band.MinBytes)
+	fmt.Fprintf(b, "  error band of the class (out-of-sample: each point predicted without its own source): -%.1f%% .. +%.1f%%, median %.1f%%, max %.1f%% over %d points of %d datasets from %d sources (sizes >= %d bytes)\n",
+		c.Band.UnderPct, c.Band.OverPct, c.Band.MedianPct, c.Band.MaxPct, c.Band.Points, c.Band.Datasets, c.Band.Sources, c.Band.MinBytes)
+	fmt.Fprintf(b, "  independent sources behind the class's efficiency: %d\n", c.NSources)
 	if c.Held {
 		fmt.Fprintf(b, "  held at the time of %d bytes: NCCL's switch to %s/%s makes the calibrated curve drop there\n", c.HeldFromBytes, c.Algo, c.Proto)
 	}

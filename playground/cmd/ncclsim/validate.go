@@ -84,29 +84,50 @@ func runValidate(ctx context.Context, args []string, _ io.Reader, stdout, stderr
 	return nil
 }
 
+// shorten cuts s to n characters, marking the cut with "...".
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-3]) + "..."
+	}
+	return s
+}
+
 // formatValidate renders the report as a table.
 func formatValidate(rep *estimate.Report, points bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "busbw absolute percentage error, sizes >= %d bytes (out-of-place times; model = NCCL v2.30.7-1 tuning model, cal = calibrated)\n\n", rep.MinBytes)
-	fmt.Fprintf(&b, "%-55s %-13s %-11s %5s %4s  %10s %10s  %10s %10s\n", "DATASET", "COLL", "CLASS", "RANKS", "N", "MODEL MED", "MODEL MAX", "CAL MED", "CAL MAX")
+	fmt.Fprintf(&b, "busbw absolute percentage error, sizes >= %d bytes (out-of-place times)\n", rep.MinBytes)
+	fmt.Fprintf(&b, "model = NCCL v2.30.7-1 tuning model; in = calibrated, fitted on every dataset; out = calibrated, fitted without the dataset's source (leave one source out)\n\n")
+	fmt.Fprintf(&b, "%-48s %-13s %-11s %5s %4s  %9s %9s %9s  %9s %9s  %s\n", "DATASET", "COLL", "CLASS", "RANKS", "N", "MODEL MED", "IN MED", "OUT MED", "MODEL MAX", "OUT MAX", "SOURCE")
 	for _, d := range rep.Datasets {
 		id := d.ID
 		if !d.Fitted {
 			id += " (not fitted)"
 		}
-		fmt.Fprintf(&b, "%-55s %-13s %-11s %5d %4d  %9.1f%% %9.1f%%  %9.1f%% %9.1f%%\n", id, d.Collective, d.Class, d.NRanks, d.Calibrated.N,
-			d.Model.MedianPct, d.Model.MaxPct, d.Calibrated.MedianPct, d.Calibrated.MaxPct)
+		fmt.Fprintf(&b, "%-48s %-13s %-11s %5d %4d  %8.1f%% %8.1f%% %8.1f%%  %8.1f%% %8.1f%%  %s\n", id, d.Collective, d.Class, d.NRanks, d.Calibrated.N,
+			d.Model.MedianPct, d.Calibrated.MedianPct, d.OutOfSample.MedianPct, d.Model.MaxPct, d.OutOfSample.MaxPct, shorten(d.Source, 48))
 	}
-	fmt.Fprintf(&b, "%-55s %-13s %-11s %5s %4d  %9.1f%% %9.1f%%  %9.1f%% %9.1f%%\n", "OVERALL (all points pooled)", "", "", "", rep.Overall.Calibrated.N,
-		rep.Overall.Model.MedianPct, rep.Overall.Model.MaxPct, rep.Overall.Calibrated.MedianPct, rep.Overall.Calibrated.MaxPct)
-	fmt.Fprintf(&b, "%-55s %-13s %-11s %5s %4d  %9.1f%% %9.1f%%  %9.1f%% %9.1f%%\n", "FITTED DATASETS ONLY", "", "", "", rep.Fitted.Calibrated.N,
-		rep.Fitted.Model.MedianPct, rep.Fitted.Model.MaxPct, rep.Fitted.Calibrated.MedianPct, rep.Fitted.Calibrated.MaxPct)
+	fmt.Fprintf(&b, "\nmedian over datasets (%d datasets, %d independent sources): model %.1f%%, in-sample %.1f%%, out-of-sample %.1f%%\n",
+		rep.Medians.Datasets, rep.Sources, rep.Medians.Model, rep.Medians.Calibrated, rep.Medians.OutOfSample)
+	fmt.Fprintf(&b, "%-12s %7s %8s  %9s %9s %9s\n", "CLASS", "SOURCES", "DATASETS", "MODEL", "IN", "OUT")
+	for _, c := range rep.Classes {
+		mark := ""
+		if c.Medians.OutOfSample > c.Medians.Model+0.05 {
+			mark = "  (out-of-sample worse than NCCL's model)"
+		}
+		fmt.Fprintf(&b, "%-12s %7d %8d  %8.1f%% %8.1f%% %8.1f%%%s\n", c.Class, c.Sources, c.Medians.Datasets, c.Medians.Model, c.Medians.Calibrated, c.Medians.OutOfSample, mark)
+	}
+	fmt.Fprintf(&b, "all points pooled (%d): model median %.1f%% max %.1f%%, in-sample median %.1f%% max %.1f%%, out-of-sample median %.1f%% max %.1f%%\n",
+		rep.Overall.Calibrated.N, rep.Overall.Model.MedianPct, rep.Overall.Model.MaxPct, rep.Overall.Calibrated.MedianPct, rep.Overall.Calibrated.MaxPct,
+		rep.OutOfSample.MedianPct, rep.OutOfSample.MaxPct)
+	fmt.Fprintf(&b, "fitted datasets only (%d points): model median %.1f%%, in-sample median %.1f%%\n",
+		rep.Fitted.Calibrated.N, rep.Fitted.Model.MedianPct, rep.Fitted.Calibrated.MedianPct)
+	fmt.Fprintf(&b, "error band: the measured busbw lies inside the class's band around the out-of-sample estimate for %.1f%% of %d points\n", rep.BandCoverage, rep.BandPoints)
 	if !points {
 		return b.String()
 	}
 	for _, d := range rep.Datasets {
-		fmt.Fprintf(&b, "\n%s (%s x%d, %d ranks)\n", d.ID, d.Preset, d.Nodes, d.NRanks)
-		fmt.Fprintf(&b, "  %14s %-16s %10s %10s %10s %8s %8s\n", "BYTES", "MODEL PICK", "MEASURED", "MODEL", "CAL", "MODEL%", "CAL%")
+		fmt.Fprintf(&b, "\n%s (%s x%d, %d ranks, source %s)\n", d.ID, d.Preset, d.Nodes, d.NRanks, d.Source)
+		fmt.Fprintf(&b, "  %14s %-16s %10s %10s %10s %10s %8s %8s %8s\n", "BYTES", "MODEL PICK", "MEASURED", "MODEL", "IN", "OUT", "MODEL%", "IN%", "OUT%")
 		for _, p := range d.Points {
 			mark := ""
 			if p.Held {
@@ -114,8 +135,10 @@ func formatValidate(rep *estimate.Report, points bool) string {
 			}
 			if !p.Counted {
 				mark += " (not counted)"
+			} else if !p.InBand {
+				mark += " outside band"
 			}
-			fmt.Fprintf(&b, "  %14d %-16s %10.3f %10.3f %10.3f %7.1f%% %7.1f%%%s\n", p.Bytes, p.Algo+"/"+p.Proto, p.Measured, p.Model, p.Calibrated, p.ModelAPE, p.CalAPE, mark)
+			fmt.Fprintf(&b, "  %14d %-16s %10.3f %10.3f %10.3f %10.3f %7.1f%% %7.1f%% %7.1f%%%s\n", p.Bytes, p.Algo+"/"+p.Proto, p.Measured, p.Model, p.Calibrated, p.OutOfSample, p.ModelAPE, p.CalAPE, p.OutOfSampleAPE, mark)
 		}
 	}
 	return b.String()

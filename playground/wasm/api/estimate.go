@@ -132,9 +132,11 @@ func writeBand(w *jw, b estimate.Band) {
 	w.kf64("over_pct", b.OverPct)
 	w.kf64("under_pct", b.UnderPct)
 	w.kint("datasets", b.Datasets)
+	w.kint("sources", b.Sources)
 	w.kint("points", b.Points)
 	w.key("min_bytes")
 	w.u64(b.MinBytes)
+	w.kbool("out_of_sample", b.OutOfSample)
 	w.end()
 }
 
@@ -167,6 +169,7 @@ func writeCalibrated(w *jw, c *estimate.Calibrated) {
 	} else {
 		w.strs(c.Datasets)
 	}
+	w.kint("n_sources", c.NSources)
 	w.kstr("support", c.Support)
 	w.end()
 }
