@@ -162,7 +162,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "no mid-size rows of this class: the mean of the classes that have them",
 				},
-				Band: Band{MedianPct: 101.4, MaxPct: 188.8, OverPct: 188.4, UnderPct: 0.7585, Datasets: 5, Sources: 4, Points: 47, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 68.99, MaxPct: 124.9, OverPct: 124.9, UnderPct: 3.545, Datasets: 4, Sources: 3, Points: 34, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-tcp",
@@ -388,15 +388,6 @@ func embeddedCalibration() *Calibration {
 					"efficiency",
 					"latency_factor",
 					"ramp_bytes_per_rank",
-				},
-			},
-			{
-				ID:     "moc-h100-2node-1gpu-roce-nogdr",
-				Source: "github.com/cci-moc",
-				Class:  "net-rdma",
-				Reason: "GPUDirect RDMA is off (the log says GDR 0): the data is staged through host memory, which the estimator's network model (NCCL's bandwidth of the NIC path times an efficiency fitted on GPUDirect runs) does not represent; validated, not fitted.",
-				Constrains: []string{
-					"efficiency",
 				},
 			},
 			{
