@@ -788,6 +788,11 @@ func (d *diagnoser) envDiagnoses() []Diagnosis {
 	byID := map[string]*Diagnosis{}
 	var order []string
 	evs := map[string]*evidence{}
+	// Each diagnosis explains at most maxEnvLines settings in its text and
+	// counts the rest, so that a dump of thousands of unknown names gives a
+	// readable diagnosis and costs linear work.
+	const maxEnvLines = 20
+	shown, more := map[string]int{}, map[string]int{}
 	add := func(id string, sev Severity, ref LineRef, line string, ls []Link) {
 		dg, ok := byID[id]
 		if !ok {
@@ -797,11 +802,16 @@ func (d *diagnoser) envDiagnoses() []Diagnosis {
 			order = append(order, id)
 		}
 		dg.Severity = max(dg.Severity, sev)
+		evs[id].add(ref)
+		if shown[id] >= maxEnvLines {
+			more[id]++
+			return
+		}
+		shown[id]++
 		if dg.Explanation != "" {
 			dg.Explanation += " "
 		}
 		dg.Explanation += line
-		evs[id].add(ref)
 		dg.Links = links(append(dg.Links, ls...)...)
 	}
 	for _, is := range c.check(entries) {
@@ -824,6 +834,9 @@ func (d *diagnoser) envDiagnoses() []Diagnosis {
 	out := make([]Diagnosis, 0, len(order))
 	for _, id := range order {
 		dg := byID[id]
+		if n := more[id]; n > 0 {
+			dg.Explanation += fmt.Sprintf(" And %d more of the same kind.", n)
+		}
 		dg.Evidence = evs[id].list()
 		if id != "env-debug-knob" && id != "env-default" && id != "env-container" {
 			dg.Links = links(append(dg.Links, linkIgnoredEnv)...)

@@ -44,11 +44,19 @@ func kindClass(kind string) string {
 	return "pg-s3"
 }
 
+// MaxSpansPerLane bounds the spans Timeline draws on one lane: about two
+// pixels each across the default width. A longer lane is drawn from
+// stepsim.Timeline.Summary (its first and last spans, the middle as one).
+const MaxSpansPerLane = 300
+
 // Timeline draws a training step as lanes of spans against time (ms): the
 // compute lane, the communication lane (collectives, with the part the
 // compute lane waits for hatched as exposed) and, when
 // opts.SingleGPUMs is set, the step of one GPU for comparison.
 func Timeline(tl stepsim.Timeline, opts TimelineOptions) string {
+	if len(tl.Spans) > 2*MaxSpansPerLane {
+		tl = tl.Summary(MaxSpansPerLane)
+	}
 	w := opts.Width
 	if w <= 0 {
 		w = 880

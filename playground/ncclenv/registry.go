@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/distributed-nav/distributed-nav/data"
 )
@@ -69,6 +71,12 @@ var builtinDeprecated = map[string]string{
 type Registry struct {
 	vars  map[string]Var
 	names []string // sorted
+	// hist holds the letter histogram of every name, with and without its
+	// prefix, for Nearest's prefilter.
+	hist map[string]letterHist
+	// suggested caches Nearest's answers; suggestedN counts the entries.
+	suggested  sync.Map
+	suggestedN atomic.Int64
 }
 
 // Table files inside the data.Env file system.
@@ -95,8 +103,11 @@ func LoadRegistry(fsys fs.FS) (*Registry, error) {
 			r.vars[name] = v
 		}
 	}
+	r.hist = make(map[string]letterHist, 2*len(r.vars))
 	for n := range r.vars {
 		r.names = append(r.names, n)
+		r.hist[n] = letters(n)
+		r.hist[stripPrefix(n)] = letters(stripPrefix(n))
 	}
 	sort.Strings(r.names)
 	return r, nil
@@ -184,15 +195,41 @@ func (r *Registry) Names(reader Reader) []string {
 // Len returns the number of known names.
 func (r *Registry) Len() int { return len(r.names) }
 
+// Bounds on the work of Nearest. No variable NCCL or PyTorch reads has a
+// name near maxSuggestLen bytes, so a longer name gets no suggestion
+// without any comparison; at most suggestCacheSize answers are kept.
+const (
+	maxSuggestLen    = 128
+	suggestCacheSize = 1024
+)
+
 // Nearest returns up to max known names closest to name: an exact match
 // ignoring case first, then names equal after adding or removing an NCCL_ /
 // TORCH_ prefix, then by edit distance (small distances only), ties broken
-// alphabetically.
+// alphabetically. Its work is bounded: a name over maxSuggestLen bytes gets
+// none, known names whose length or letters differ too much for the
+// distance allowed are skipped before any edit distance is computed, and
+// answers are cached per name.
 func (r *Registry) Nearest(name string, max int) []string {
 	if max <= 0 {
 		return nil
 	}
 	u := strings.ToUpper(strings.TrimSpace(name))
+	if len(u) > maxSuggestLen {
+		return nil
+	}
+	key := strconv.Itoa(max) + " " + u
+	if v, ok := r.suggested.Load(key); ok {
+		return append([]string(nil), v.([]string)...)
+	}
+	out := r.nearest(u, max)
+	if r.suggestedN.Add(1) <= suggestCacheSize {
+		r.suggested.Store(key, out)
+	}
+	return append([]string(nil), out...)
+}
+
+func (r *Registry) nearest(u string, max int) []string {
 	us := stripPrefix(u)
 	type cand struct {
 		name string
@@ -203,6 +240,7 @@ func (r *Registry) Nearest(name string, max int) []string {
 	if limit < 2 {
 		limit = 2
 	}
+	hu, hus := letters(u), letters(us)
 	for _, k := range r.names {
 		var d int
 		switch ks := stripPrefix(k); {
@@ -214,7 +252,14 @@ func (r *Registry) Nearest(name string, max int) []string {
 			d = 1
 		default:
 			// A spelling difference, possibly combined with a missing or
-			// extra prefix (which costs one more).
+			// extra prefix (which costs one more). The edit distance is at
+			// least the length difference and at least half the letter
+			// count difference; skip names that cannot come within limit.
+			hk, hks := r.hist[k], r.hist[ks]
+			if lowerBound(u, k, hu, hk) > limit && lowerBound(us, ks, hus, hks)+1 > limit &&
+				lowerBound(us, k, hus, hk)+1 > limit && lowerBound(u, ks, hu, hks)+1 > limit {
+				continue
+			}
 			d = min(editDistance(u, k), editDistance(us, ks)+1, editDistance(us, k)+1, editDistance(u, ks)+1)
 			if d > limit {
 				continue
@@ -237,6 +282,48 @@ func (r *Registry) Nearest(name string, max int) []string {
 		out = append(out, c.name)
 	}
 	return out
+}
+
+// letterHist counts the letters, digits and other bytes of a name.
+type letterHist [38]uint8
+
+// letters returns the histogram of s (counts saturate at 255).
+func letters(s string) letterHist {
+	var h letterHist
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		k := 37
+		switch {
+		case c >= 'A' && c <= 'Z':
+			k = int(c - 'A')
+		case c >= '0' && c <= '9':
+			k = 26 + int(c-'0')
+		case c == '_':
+			k = 36
+		}
+		if h[k] < 255 {
+			h[k]++
+		}
+	}
+	return h
+}
+
+// lowerBound is a cheap lower bound of editDistance(a, b): an edit changes
+// the length by at most one and the letter counts by at most two.
+func lowerBound(a, b string, ha, hb letterHist) int {
+	d := len(a) - len(b)
+	if d < 0 {
+		d = -d
+	}
+	l1 := 0
+	for i := range ha {
+		x := int(ha[i]) - int(hb[i])
+		if x < 0 {
+			x = -x
+		}
+		l1 += x
+	}
+	return max(d, (l1+1)/2)
 }
 
 // stripPrefix removes the library prefixes users tend to add or forget.

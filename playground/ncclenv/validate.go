@@ -91,18 +91,28 @@ func Validate(env Env) []Problem {
 	return reg.Validate(env)
 }
 
+// MaxSuggestedNames is how many unknown names of one Validate call get
+// "did you mean" suggestions (the first ones in name order); the others are
+// still reported, without suggestions, so that a dump of thousands of
+// unknown names costs no more suggestion work than ten.
+const MaxSuggestedNames = 10
+
 // Validate checks env against r; see the package-level Validate.
 func (r *Registry) Validate(env Env) []Problem {
 	var out []Problem
+	unknown := 0
 	for _, name := range env.Names() {
 		val, _ := env.Lookup(name)
 		v, ok := r.Lookup(name)
 		if !ok {
-			out = append(out, Problem{
+			p := Problem{
 				Name: name, Value: val, Severity: Error, Kind: UnknownName,
-				Message:     "not a variable NCCL v2.30.7-1 reads",
-				Suggestions: r.Nearest(name, 3),
-			})
+				Message: "not a variable NCCL v2.30.7-1 reads",
+			}
+			if unknown++; unknown <= MaxSuggestedNames {
+				p.Suggestions = r.Nearest(name, 3)
+			}
+			out = append(out, p)
 			continue
 		}
 		if v.Reader == ReaderPyTorch {

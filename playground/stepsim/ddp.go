@@ -19,6 +19,14 @@ const (
 // MaxTensors bounds Layers × TensorsPerLayer.
 const MaxTensors = 1 << 20
 
+// MaxBuckets bounds the buckets of one DDP projection, checked before any
+// is built. DDP keeps a whole replica of the model on each GPU: with Adam
+// (16 bytes per parameter) the largest that fits on a 192 GB GPU is about
+// 12 B parameters, 48 GB of fp32 gradients, 1,830 buckets of the default
+// 25 MiB; 4,096 leaves twice that room while keeping the projection, its
+// timeline and its JSON small (each bucket is an allreduce and two spans).
+const MaxBuckets = 4096
+
 // DDPConfig describes the model and the step of a DDP projection.
 type DDPConfig struct {
 	// Params is the number of trained parameters; GradDtype the gradient
@@ -111,7 +119,55 @@ func (c DDPConfig) Check() error {
 	if c.Params > math.MaxInt64/8 {
 		return fmt.Errorf("ddp: %d parameters is too many", c.Params)
 	}
+	if n := c.BucketCount(); n > MaxBuckets {
+		return fmt.Errorf("ddp: %d parameters in %d tensors with a bucket cap of %d bytes make %d buckets, over the limit of %d (raise the bucket cap or use fewer, larger tensors)",
+			c.Params, int64(c.Layers)*int64(c.TensorsPerLayer), c.bucketCap(), n, MaxBuckets)
+	}
 	return nil
+}
+
+// bucketCap is the bucket size limit after the first bucket.
+func (c DDPConfig) bucketCap() uint64 {
+	l := c.BucketLimits()
+	return l[len(l)-1]
+}
+
+// BucketCount returns how many buckets AssignBuckets makes for the
+// config's tensors, without building them: the work is one pass over the
+// tensors (at most MaxTensors) and no allocation. Layers and
+// TensorsPerLayer must be positive.
+func (c DDPConfig) BucketCount() int {
+	n := int64(c.Layers) * int64(c.TensorsPerLayer)
+	if n <= 0 || c.Params <= 0 {
+		return 0
+	}
+	base, rem := c.Params/n, c.Params%n
+	es := uint64(c.GradDtype.Size())
+	limits := c.BucketLimits()
+	li, count := 0, 0
+	var cur uint64
+	open := false
+	// Ready order is the reverse of the forward order: forward tensor i
+	// (the first rem carry one parameter more) is ready (n-1-i)-th.
+	for r := int64(0); r < n; r++ {
+		p := base
+		if n-1-r < rem {
+			p++
+		}
+		cur += uint64(p) * es
+		open = true
+		if cur >= limits[li] {
+			count++
+			cur, open = 0, false
+			if li+1 < len(limits) {
+				li++
+			}
+		}
+	}
+	if open {
+		count++
+	}
+	return count
 }
 
 // tensorsInReadyOrder splits the parameters into equal tensors (the

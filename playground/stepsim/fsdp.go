@@ -10,8 +10,12 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
 
-// MaxLayers bounds FSDPConfig.Layers.
-const MaxLayers = 1 << 16
+// MaxLayers bounds FSDPConfig.Layers. Each layer is wrapped by
+// fully_shard and costs two or three collectives and two spans; the
+// deepest published transformer stacks have a few hundred blocks (Llama
+// 3.1 405B: 126), so 1,024 is far above any real model while keeping the
+// projection and its output small.
+const MaxLayers = 1 << 10
 
 // FSDPConfig describes an FSDP2 (fully_shard) step: the model is Layers
 // equal layers, each wrapped by fully_shard.

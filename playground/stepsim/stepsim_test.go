@@ -2,7 +2,9 @@ package stepsim
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
@@ -411,5 +413,74 @@ func BenchmarkFSDP7B(b *testing.B) {
 		if _, err := ProjectFSDP(context.Background(), cfg, comm); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestBucketCountMatchesAssignment: BucketCount, which the bucket cap is
+// checked with before any work, counts what AssignBuckets builds.
+func TestBucketCountMatchesAssignment(t *testing.T) {
+	for _, c := range []DDPConfig{
+		{Params: 1e9, GradDtype: tune.Float32, Layers: 24, TensorsPerLayer: 4},
+		{Params: 1e9, GradDtype: tune.BFloat16, Layers: 24, TensorsPerLayer: 4, BucketCapBytes: 10 << 20},
+		{Params: 1001, GradDtype: tune.Float32, Layers: 7, TensorsPerLayer: 3, BucketCapBytes: 100},
+		{Params: 1e6, GradDtype: tune.Float32, Layers: 10, TensorsPerLayer: 10, BucketCapBytes: 1},
+		{Params: 5e8, GradDtype: tune.Float32, Layers: 12, TensorsPerLayer: 2, FirstIteration: true},
+	} {
+		counts, _ := AssignBuckets(c.tensorsInReadyOrder(), c.BucketLimits())
+		if got := c.BucketCount(); got != len(counts) {
+			t.Errorf("%+v: BucketCount %d, AssignBuckets made %d", c, got, len(counts))
+		}
+	}
+}
+
+// TestStepCaps: inputs that would ask for unbounded work are refused before
+// it starts, with a message naming the cap. The first is the issue's
+// example: 1024 x 1024 tensors with a 1-byte bucket cap (one bucket per
+// tensor, 1,048,576 buckets).
+func TestStepCaps(t *testing.T) {
+	ddp := DDPConfig{Params: 1e15, GradDtype: tune.Float32, Layers: 1024, TensorsPerLayer: 1024, BucketCapBytes: 1, ForwardMs: 1, BackwardMs: 2}
+	err := ddp.Check()
+	if err == nil || !strings.Contains(err.Error(), "1048576 buckets, over the limit of 4096") {
+		t.Errorf("DDP: error %v, want the bucket cap", err)
+	}
+	fsdp := FSDPConfig{Params: 1e12, Layers: MaxLayers + 1, ParamDtype: tune.BFloat16, ReduceDtype: tune.Float32, ShardDtype: tune.Float32, ForwardMs: 1, BackwardMs: 2}
+	if err := fsdp.Check(); err == nil || !strings.Contains(err.Error(), "want 1..1024") {
+		t.Errorf("FSDP: error %v, want the layer cap", err)
+	}
+	// At the caps, the projection's output stays bounded: MaxBuckets
+	// buckets, two spans each plus forward.
+	ok := DDPConfig{Params: 4096 * 1024, GradDtype: tune.Float32, Layers: 64, TensorsPerLayer: 64, BucketCapBytes: 4096, ForwardMs: 1, BackwardMs: 2}
+	r, err := ProjectDDP(context.Background(), ok, &fakeComm{n: 8, usPerMiB: 500, latUs: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Buckets) != MaxBuckets || len(r.Timeline.Spans) != 2*MaxBuckets+1 {
+		t.Errorf("%d buckets, %d spans; want %d and %d", len(r.Buckets), len(r.Timeline.Spans), MaxBuckets, 2*MaxBuckets+1)
+	}
+}
+
+// TestTimelineSummary: a lane of 1,000 spans summarised to 11 keeps its
+// first 5 and last 5 and merges the 990 between, keeping their bytes.
+func TestTimelineSummary(t *testing.T) {
+	var tl Timeline
+	tl.Spans = append(tl.Spans, Span{Lane: LaneCompute, Kind: KindForward, Label: "forward", EndMs: 1})
+	var bytes uint64
+	for i := range 1000 {
+		s := Span{Lane: LaneComm, Kind: KindAllReduce, Label: fmt.Sprintf("bucket %d", i), StartMs: float64(i), EndMs: float64(i) + 0.5, Bytes: uint64(i)}
+		tl.Spans = append(tl.Spans, s)
+		if i >= 5 && i < 995 {
+			bytes += s.Bytes
+		}
+	}
+	got := tl.Summary(11)
+	if len(got.Spans) != 12 {
+		t.Fatalf("%d spans, want 1 compute + 11 comm", len(got.Spans))
+	}
+	m := got.Spans[6]
+	if m.Label != "990 more spans (bucket 5 … bucket 994)" || m.StartMs != 5 || m.EndMs != 994.5 || m.Bytes != bytes {
+		t.Errorf("merged span %+v", m)
+	}
+	if got.Spans[11].Label != "bucket 999" || got.Spans[1].Label != "bucket 0" {
+		t.Errorf("ends not kept: %+v ... %+v", got.Spans[1], got.Spans[11])
 	}
 }

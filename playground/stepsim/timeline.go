@@ -1,5 +1,7 @@
 package stepsim
 
+import "fmt"
+
 // Lanes of a timeline.
 const (
 	LaneCompute = "compute"
@@ -58,4 +60,43 @@ func markExposed(compute, comm []Span) {
 		}
 		c.ExposedMs = max(0, c.EndMs-c.StartMs-covered)
 	}
+}
+
+// Summary returns tl with at most limit spans per lane (at least 3): the
+// first and last spans of a lane with more are kept and those between
+// become one span labelled with how many it stands for, running from the
+// first one's start to the last one's end, with their bytes and exposed
+// time summed. A drawing of tens of thousands of buckets shows nothing a
+// reader can use that this does not; the full list stays in tl.
+func (tl Timeline) Summary(limit int) Timeline {
+	limit = max(limit, 3)
+	byLane := map[string][]Span{}
+	var lanes []string
+	for _, s := range tl.Spans {
+		if _, ok := byLane[s.Lane]; !ok {
+			lanes = append(lanes, s.Lane)
+		}
+		byLane[s.Lane] = append(byLane[s.Lane], s)
+	}
+	out := Timeline{StepMs: tl.StepMs}
+	for _, lane := range lanes {
+		spans := byLane[lane]
+		if len(spans) <= limit {
+			out.Spans = append(out.Spans, spans...)
+			continue
+		}
+		head := (limit - 1) / 2
+		tail := limit - 1 - head
+		mid := spans[head : len(spans)-tail]
+		m := Span{Lane: lane, Kind: mid[0].Kind, StartMs: mid[0].StartMs, EndMs: mid[len(mid)-1].EndMs,
+			Label: fmt.Sprintf("%d more spans (%s … %s)", len(mid), mid[0].Label, mid[len(mid)-1].Label)}
+		for _, s := range mid {
+			m.Bytes += s.Bytes
+			m.ExposedMs += s.ExposedMs
+		}
+		out.Spans = append(out.Spans, spans[:head]...)
+		out.Spans = append(out.Spans, m)
+		out.Spans = append(out.Spans, spans[len(spans)-tail:]...)
+	}
+	return out
 }

@@ -117,11 +117,11 @@ type blink struct {
 
 type builder struct {
 	nodes [NumNodeTypes][]*bnode
-	warns []Warning
+	warns *warnings
 }
 
 func (b *builder) warn(line int, format string, args ...any) {
-	b.warns = append(b.warns, Warning{Line: line, Message: fmt.Sprintf(format, args...)})
+	b.warns.add(line, format, args...)
 }
 
 func (b *builder) create(t NodeType, id int64, line int) (*bnode, error) {
@@ -227,32 +227,32 @@ func ParseXML(r io.Reader) (*System, []Warning, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	b := &builder{warns: doc.warnings}
+	b := &builder{warns: &doc.warnings}
 	sysEl := findTag(doc.root, "system")
 	if sysEl == nil {
-		return nil, b.warns, lineErr(doc.root.line, "no <system> element (root is <%s>)", doc.root.name)
+		return nil, b.warns.result(), lineErr(doc.root.line, "no <system> element (root is <%s>)", doc.root.name)
 	}
 	if sysEl != doc.root {
 		b.warn(doc.root.line, "root element <%s> is not <system>; using the <system> on line %d", doc.root.name, sysEl.line)
 	}
 	ver, err := b.reqInt(sysEl, "version")
 	if err != nil {
-		return nil, b.warns, err
+		return nil, b.warns.result(), err
 	}
 	if ver != 1 {
-		return nil, b.warns, lineErr(sysEl.line, "topology XML has version %d, NCCL needs 1 (NCCL_TOPO_XML_VERSION)", ver)
+		return nil, b.warns.result(), lineErr(sysEl.line, "topology XML has version %d, NCCL needs 1 (NCCL_TOPO_XML_VERSION)", ver)
 	}
 	sys := &System{Hosts: 1, P2P: P2PAll, Description: doc.description}
 	for _, a := range sysEl.attrs {
 		if (a.ns == NamespaceURI || a.ns == "dn") && a.name == "p2p" {
 			p, err := ParseP2PSupport(a.value)
 			if err != nil {
-				return nil, b.warns, lineErr(sysEl.line, "%v", err)
+				return nil, b.warns.result(), lineErr(sysEl.line, "%v", err)
 			}
 			sys.P2P = p
 		}
 	}
-	checkKnown(sysEl, &sys.Unknown, &b.warns)
+	checkKnown(sysEl, &sys.Unknown, b.warns)
 
 	hashes := map[string]bool{}
 	for _, c := range sysEl.children {
@@ -261,7 +261,7 @@ func ParseXML(r io.Reader) (*System, []Warning, error) {
 				hashes[h] = true
 			}
 			if err := b.addCPU(c); err != nil {
-				return nil, b.warns, err
+				return nil, b.warns.result(), err
 			}
 		}
 	}
@@ -269,19 +269,19 @@ func ParseXML(r io.Reader) (*System, []Warning, error) {
 		b.warn(sysEl.line, "%d different host_hash values: NCCL rewrites host_hash when it loads a topology file, so all CPUs are treated as one host", len(hashes))
 	}
 	if err := b.walkSecondPass(sysEl); err != nil {
-		return nil, b.warns, err
+		return nil, b.warns.result(), err
 	}
 	if err := b.flattenBcmSwitches(); err != nil {
-		return nil, b.warns, err
+		return nil, b.warns.result(), err
 	}
 	if err := b.connectCPUs(); err != nil {
-		return nil, b.warns, err
+		return nil, b.warns.result(), err
 	}
 	b.sortSystem()
 	if err := b.freeze(sys); err != nil {
-		return nil, b.warns, err
+		return nil, b.warns.result(), err
 	}
-	return sys, b.warns, nil
+	return sys, b.warns.result(), nil
 }
 
 // addCPU follows ncclTopoAddCpu

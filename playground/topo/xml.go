@@ -15,9 +15,15 @@ import (
 // (NCCL_TOPO_XML_MAX_NODES, topo.h:211) and strings of 255 characters
 // (MAX_STR_LEN, xml.h:22); the limits here are looser but finite.
 const (
-	MaxInputBytes  = 16 << 20 // 16 MiB
-	MaxElements    = 8192
-	MaxDepth       = 64
+	MaxInputBytes = 16 << 20 // 16 MiB
+	MaxElements   = 8192
+	MaxDepth      = 64
+	// MaxTokens bounds the tags, text runs, comments and other
+	// constructs read: a file of MaxElements elements has about three per
+	// element (start, end, the whitespace after it), so this leaves room
+	// for comments while a flood of tiny comments or text runs stops early
+	// instead of costing work in proportion to its bytes.
+	MaxTokens      = 4 * MaxElements
 	maxStrLen      = 255 // MAX_STR_LEN
 	maxAttrPerElem = 64
 )
@@ -94,7 +100,7 @@ func (e *element) child(name string) *element {
 type document struct {
 	root        *element
 	description string
-	warnings    []Warning
+	warnings    warnings
 }
 
 // readDocument reads r (at most MaxInputBytes) into an element tree with
@@ -114,9 +120,12 @@ func readDocument(r io.Reader) (*document, error) {
 	rd := newXMLReader(data)
 	doc := &document{}
 	var stack []*element
-	count := 0
+	count, tokens := 0, 0
 	rootDone := false
-	for {
+	for ; ; tokens++ {
+		if tokens >= MaxTokens {
+			return nil, lineErr(rd.line, "more than %d XML tokens (tags, text runs, comments); a topology file of %d elements has far fewer", MaxTokens, MaxElements)
+		}
 		tok, line, err := rd.next()
 		if err == io.EOF {
 			if doc.root == nil {
@@ -162,13 +171,13 @@ func readDocument(r io.Reader) (*document, error) {
 			if len(stack) == 0 {
 				return nil, lineErr(line+bytes.Count(t[:i], []byte("\n")), "text outside the root element (is this an NCCL topology XML file?)")
 			}
-			doc.warnings = append(doc.warnings, Warning{Line: line, Message: "text content ignored"})
+			doc.warnings.add(line, "text content ignored")
 		case xml.Comment:
 			if doc.description == "" && doc.root == nil {
 				doc.description, _ = descriptionComment(string(t))
 			}
 		case xml.Directive:
-			doc.warnings = append(doc.warnings, Warning{Line: line, Message: "directive <!" + directiveKeyword(t) + "...> ignored"})
+			doc.warnings.add(line, "directive <!%s...> ignored", directiveKeyword(t))
 		case xml.ProcInst:
 			// <?xml version="1.0"?> and similar are harmless.
 		}
@@ -402,7 +411,7 @@ var knownChildren = map[string][]string{
 
 // checkKnown walks the tree under e and records every element or attribute
 // the model does not read.
-func checkKnown(e *element, unknown *[]Unknown, warns *[]Warning) {
+func checkKnown(e *element, unknown *[]Unknown, warns *warnings) {
 	attrs := knownAttrs[e.name]
 	for _, a := range e.attrs {
 		if a.ns == "xmlns" || (a.ns == "" && a.name == "xmlns") {
@@ -421,13 +430,13 @@ func checkKnown(e *element, unknown *[]Unknown, warns *[]Warning) {
 			name = a.ns + ":" + a.name
 		}
 		*unknown = append(*unknown, Unknown{Line: e.line, Element: e.name, Attr: name, Value: a.value})
-		*warns = append(*warns, Warning{Line: e.line, Message: fmt.Sprintf("unknown attribute %s=%q on <%s> kept but not modelled", name, a.value, e.name)})
+		warns.add(e.line, "unknown attribute %s=%q on <%s> kept but not modelled", name, a.value, e.name)
 	}
 	allowed := knownChildren[e.name]
 	for _, c := range e.children {
 		if c.ns != "" || !contains(allowed, c.name) {
 			*unknown = append(*unknown, Unknown{Line: c.line, Element: c.name})
-			*warns = append(*warns, Warning{Line: c.line, Message: fmt.Sprintf("unknown element <%s> inside <%s> kept but not modelled", c.name, e.name)})
+			warns.add(c.line, "unknown element <%s> inside <%s> kept but not modelled", c.name, e.name)
 			continue
 		}
 		checkKnown(c, unknown, warns)

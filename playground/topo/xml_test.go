@@ -2,6 +2,7 @@ package topo_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -259,5 +260,36 @@ func TestDescription(t *testing.T) {
 		if got != tt.want || (err == nil) != (tt.err == "") || (err != nil && err.Error() != tt.err) {
 			t.Errorf("Description(%q) = %q, %v; want %q, %q", tt.in, got, err, tt.want, tt.err)
 		}
+	}
+}
+
+// TestParseXMLBoundedWork checks the bounds that keep a small hostile input
+// from costing work or output in proportion to its bytes: warnings of one
+// kind stop at topo.MaxWarningsPerKind followed by one "and N more" line,
+// and a flood of comments or text runs stops at topo.MaxTokens.
+func TestParseXMLBoundedWork(t *testing.T) {
+	const extra = 100
+	many := strings.Replace(minimal, "  </cpu>", strings.Repeat("    <fan/>\n", extra)+"  </cpu>", 1)
+	sys, warns, err := topo.ParseXML(strings.NewReader(many))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sys.Unknown) != extra {
+		t.Errorf("%d unknown elements kept, want all %d", len(sys.Unknown), extra)
+	}
+	if len(warns) != topo.MaxWarningsPerKind+1 {
+		t.Fatalf("%d warnings, want %d and one summary: %v", len(warns), topo.MaxWarningsPerKind, warns)
+	}
+	// The <fan/> lines take the place of minimal's line 6 ("  </cpu>"), so
+	// the last is line 5+extra.
+	want := fmt.Sprintf("and %d more of the same kind, up to line %d", extra-topo.MaxWarningsPerKind, 5+extra)
+	if got := warns[len(warns)-1].String(); got != want {
+		t.Errorf("last warning %q, want %q", got, want)
+	}
+
+	flood := "<system version=\"1\">" + strings.Repeat("x<!---->", topo.MaxTokens) + "</system>"
+	_, _, err = topo.ParseXML(strings.NewReader(flood))
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d XML tokens", topo.MaxTokens)) {
+		t.Fatalf("comment flood: error %v, want the token cap", err)
 	}
 }
