@@ -169,6 +169,8 @@ func checkValue(v Var, val string) (Problem, bool) {
 		return checkThreads(val, 64, 512)
 	case "NCCL_LL128_NTHREADS":
 		return checkThreads(val, 160, 640)
+	case "NCCL_MAX_NCHANNELS", "NCCL_MAX_NRINGS":
+		return checkMaxChannels(val)
 	}
 	switch {
 	case v.Name == "NCCL_P2P_LEVEL" || v.Name == "NCCL_NET_GDR_LEVEL" || strings.Contains(v.Type, "path"):
@@ -191,6 +193,30 @@ func checkInt(val string) (Problem, bool) {
 		return Problem{Severity: Error, Kind: BadValue, Message: "not an integer; NCCL's strtoll reads it as 0"}, true
 	case c.Rest != "":
 		return Problem{Severity: Error, Kind: BadValue, Message: fmt.Sprintf("trailing %q is not part of an integer; NCCL reads %d and ignores the rest", c.Rest, c.Value)}, true
+	}
+	return Problem{}, false
+}
+
+// maxChannels is NCCL's MAXCHANNELS (src/include/device.h).
+const maxChannels = 64
+
+// checkMaxChannels mirrors ncclMaxNchannels
+// (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/connect.cc#L348-L359):
+// NCCL accepts any integer and quietly brings it into [1, MAXCHANNELS],
+// logging the change only at INFO level.
+func checkMaxChannels(val string) (Problem, bool) {
+	if p, bad := checkInt(val); bad {
+		return p, bad
+	}
+	c := ParseCInt(val)
+	if !c.Digits || c.Value == -2 { // -2 is NCCL's own "unset"
+		return Problem{}, false
+	}
+	switch {
+	case c.Value < 1:
+		return Problem{Severity: Warning, Kind: Clamped, Message: fmt.Sprintf("a maximum of %d channels; NCCL logs \"User asked for a maximum of %d channels, setting it to 1\" (INFO) and runs every collective on one channel", c.Value, c.Value)}, true
+	case c.Value > maxChannels:
+		return Problem{Severity: Warning, Kind: Clamped, Message: fmt.Sprintf("above NCCL's MAXCHANNELS; NCCL uses at most %d channels", maxChannels)}, true
 	}
 	return Problem{}, false
 }

@@ -212,3 +212,24 @@ func TestValidateStatus(t *testing.T) {
 		t.Errorf("removed: %+v", ps[1])
 	}
 }
+
+// TestMaxChannelsClamped: NCCL brings NCCL_MAX_NCHANNELS into [1, 64]
+// without failing (connect.cc:348-359); the validator says so.
+func TestMaxChannelsClamped(t *testing.T) {
+	for _, tt := range []struct{ val, want string }{
+		{"0", "NCCL logs \"User asked for a maximum of 0 channels, setting it to 1\""},
+		{"-5", "a maximum of -5 channels"},
+		{"100", "NCCL uses at most 64 channels"},
+		{"8", ""},
+		{"-2", ""}, // NCCL's own "unset"
+	} {
+		ps := Validate(New(map[string]string{"NCCL_MAX_NCHANNELS": tt.val}))
+		got := ""
+		for _, p := range ps {
+			got += p.Message
+		}
+		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+			t.Errorf("NCCL_MAX_NCHANNELS=%s: problems %q, want %q", tt.val, got, tt.want)
+		}
+	}
+}

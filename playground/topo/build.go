@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // NCCL node ids: a 64-bit value whose top byte is the host ("system") id and
@@ -243,6 +244,10 @@ func ParseXML(r io.Reader) (*System, []Warning, error) {
 		return nil, b.warns.result(), lineErr(sysEl.line, "topology XML has version %d, NCCL needs 1 (NCCL_TOPO_XML_VERSION)", ver)
 	}
 	sys := &System{Hosts: 1, P2P: P2PAll, Description: doc.description}
+	if n := utf8.RuneCountInString(sys.Description); n > MaxDescription {
+		b.warn(doc.descriptionLine, "the description comment is %d characters; it is shown cut to %d (NCCL's reader skips comments, so this changes nothing in NCCL)", n, MaxDescription)
+		sys.Description = string([]rune(sys.Description)[:MaxDescription]) + "…"
+	}
 	for _, a := range sysEl.attrs {
 		if (a.ns == NamespaceURI || a.ns == "dn") && a.name == "p2p" {
 			p, err := ParseP2PSupport(a.value)
@@ -410,6 +415,9 @@ func (b *builder) addPCI(e *element, parent *bnode, numa int) error {
 	bw, known := PCIeLinkBw(speed, width)
 	if !known {
 		b.warn(e.line, "link_speed %q not in NCCL's table; it assumes 60 (8 GT/s) per lane", speed)
+	}
+	if width < 0 {
+		b.warn(e.line, "link_width=%d is negative; NCCL computes width * speed / 80 as it is, a bandwidth of %.1f GB/s for this PCI link, so no path through it has usable bandwidth", width, bw)
 	}
 
 	nGPU := 0
@@ -765,6 +773,9 @@ func (b *builder) addPCILink(e *element, parentBus string) error {
 	if rem == nil {
 		b.warn(e.line, "pcilink target %s is not a PCI switch of the graph; no link added", target)
 		return nil
+	}
+	if rem == pci {
+		b.warn(e.line, "pcilink target %s is the switch itself; NCCL adds a link from the switch to itself (ncclTopoConnectNodes does not check), which no path uses", target)
 	}
 	return b.connect(pci, rem, LinkLOC, LocBw)
 }

@@ -23,8 +23,12 @@ const (
 	// element (start, end, the whitespace after it), so this leaves room
 	// for comments while a flood of tiny comments or text runs stops early
 	// instead of costing work in proportion to its bytes.
-	MaxTokens      = 4 * MaxElements
-	maxStrLen      = 255 // MAX_STR_LEN
+	MaxTokens = 4 * MaxElements
+	maxStrLen = 255 // MAX_STR_LEN
+	// MaxDescription is the longest "<!-- description: ... -->" kept in
+	// System.Description, in characters: a few sentences, more than twice
+	// the longest preset's (429).
+	MaxDescription = 1000
 	maxAttrPerElem = 64
 )
 
@@ -98,9 +102,10 @@ func (e *element) child(name string) *element {
 
 // document is the raw result of reading the XML.
 type document struct {
-	root        *element
-	description string
-	warnings    warnings
+	root            *element
+	description     string
+	descriptionLine int
+	warnings        warnings
 }
 
 // readDocument reads r (at most MaxInputBytes) into an element tree with
@@ -175,6 +180,7 @@ func readDocument(r io.Reader) (*document, error) {
 		case xml.Comment:
 			if doc.description == "" && doc.root == nil {
 				doc.description, _ = descriptionComment(string(t))
+				doc.descriptionLine = line
 			}
 		case xml.Directive:
 			doc.warnings.add(line, "directive <!%s...> ignored", directiveKeyword(t))

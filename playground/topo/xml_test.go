@@ -293,3 +293,36 @@ func TestParseXMLBoundedWork(t *testing.T) {
 		t.Fatalf("comment flood: error %v, want the token cap", err)
 	}
 }
+
+// TestSilentAcceptancesWarn: inputs NCCL takes without complaint although
+// they change its behaviour quietly get a warning saying what NCCL does.
+func TestSilentAcceptancesWarn(t *testing.T) {
+	sw := `<pci busid="0000:10:00.0" class="0x060400" link_speed="16.0 GT/s PCIe" link_width="16"><pcilink target="0000:10:00.0"/></pci>`
+	tests := []struct{ name, xml, want string }{
+		{"negative PCI width", strings.Replace(minimal, `link_width="16"`, `link_width="-4"`, 1),
+			// -4 lanes * 120 (Gen4, x100 Mb/s per lane) / 80 = -6 GB/s.
+			"line 3: link_width=-4 is negative; NCCL computes width * speed / 80 as it is, a bandwidth of -6.0 GB/s"},
+		{"switch linked to itself", strings.Replace(minimal, "  </cpu>", sw+"\n  </cpu>", 1),
+			"line 6: pcilink target 0000:10:00.0 is the switch itself"},
+		{"over-long description", "<!-- description: " + strings.Repeat("é", topo.MaxDescription+5) + " -->\n" + minimal,
+			fmt.Sprintf("line 1: the description comment is %d characters; it is shown cut to %d", topo.MaxDescription+5, topo.MaxDescription)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sys, warns, err := topo.ParseXML(strings.NewReader(tt.xml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, w := range warns {
+				found = found || strings.HasPrefix(w.String(), tt.want)
+			}
+			if !found {
+				t.Errorf("no warning starting %q in %v", tt.want, warns)
+			}
+			if n := len([]rune(sys.Description)); n > topo.MaxDescription+1 {
+				t.Errorf("description kept at %d characters", n)
+			}
+		})
+	}
+}
