@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -38,8 +39,21 @@ func NewBrowser(parent context.Context, profileDir string) (context.Context, con
 	}
 	actx, acancel := chromedp.NewExecAllocator(parent, opts...)
 	ctx, cancel := chromedp.NewContext(actx)
+	// Every document of the tab reports a Content-Security-Policy violation
+	// as a console error, which the browser tests fail on.
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: cspReporter}); err != nil {
+		cancel()
+		acancel()
+		return nil, nil, fmt.Errorf("start chromium: %w", err)
+	}
 	return ctx, func() { cancel(); acancel() }, nil
 }
+
+// cspReporter turns each securitypolicyviolation event of a document into
+// a console error naming the directive and what it blocked.
+const cspReporter = `document.addEventListener("securitypolicyviolation", (e) => {
+  console.error("CSP violation: " + e.violatedDirective + " blocked " + (e.blockedURI || "inline code") + " in " + e.sourceFile + ":" + e.lineNumber);
+});`
 
 // AxeHandler serves node_modules/axe-core/axe.min.js at /__test/axe.min.js so
 // that pages load it from our own origin.
