@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -206,4 +207,96 @@ func TestTimeline(t *testing.T) {
 	if got := uncovered(tl.Spans[2], tl.Spans[:2]); len(got) != 1 || got[0] != [2]float64{6, 8} {
 		t.Errorf("uncovered = %v", got)
 	}
+}
+
+// manyGPUs returns a host of n GPUs, eight under each PCIe switch.
+func manyGPUs(n int) string {
+	var b strings.Builder
+	b.WriteString(`<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">`)
+	for s := 0; s*8 < n; s++ {
+		fmt.Fprintf(&b, `<pci busid="0000:%02x:00.0" class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16">`, s+1)
+		for g := s * 8; g < min(n, s*8+8); g++ {
+			fmt.Fprintf(&b, `<pci busid="%04x:01:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="%d" sm="90" rank="%d" gdr="1"/></pci>`, 0x100+g, g, g)
+		}
+		b.WriteString(`</pci>`)
+	}
+	b.WriteString(`</cpu></system>`)
+	return b.String()
+}
+
+// TestPathMatrixSummarisesLargeHosts: beyond topo.MaxListedGPUs GPUs the
+// matrix becomes one row per pair class: for 96 GPUs under 12 switches of
+// 8, a handful of rows whose counts add up to 96 × 95 pairs, no n × n
+// cells.
+func TestPathMatrixSummarisesLargeHosts(t *testing.T) {
+	sys, _, err := topo.ParseXML(strings.NewReader(manyGPUs(96)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := topo.Analyze(sys, ncclenv.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := PathMatrix(&model.Result{Analysis: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wellFormed(t, html)
+	if rows := strings.Count(html, "<tr>"); rows > 10 {
+		t.Errorf("%d rows for a summary", rows)
+	}
+	if !strings.Contains(html, "9120 ordered pairs") {
+		t.Errorf("caption does not count 96 × 95 pairs: %.300s", html)
+	}
+	total := 0
+	for _, c := range topo.SummarizePairs(mustPairs(t, a)) {
+		total += c.Count
+	}
+	if total != 96*95 {
+		t.Errorf("classes hold %d pairs, want %d", total, 96*95)
+	}
+}
+
+func mustPairs(t *testing.T, a *topo.Analysis) []topo.GPUPair {
+	t.Helper()
+	p, err := a.Paths.GPUPairs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkBoundedFigures draws the two figures whose size follows the
+// input: the pair summary of a 512-GPU host and a timeline of 8,193 spans
+// (drawn summarised).
+func BenchmarkBoundedFigures(b *testing.B) {
+	sys, _, err := topo.ParseXML(strings.NewReader(manyGPUs(512)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := topo.Analyze(sys, ncclenv.Env{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("pair-summary-512-gpus", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := PathMatrix(&model.Result{Analysis: a}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	var tl stepsim.Timeline
+	for i := range 8193 {
+		lane := stepsim.LaneComm
+		if i%2 == 0 {
+			lane = stepsim.LaneCompute
+		}
+		tl.Spans = append(tl.Spans, stepsim.Span{Lane: lane, Kind: stepsim.KindAllReduce, Label: "s", StartMs: float64(i), EndMs: float64(i) + 1})
+	}
+	tl.StepMs = 8194
+	b.Run("timeline-8193-spans", func(b *testing.B) {
+		for b.Loop() {
+			Timeline(tl, TimelineOptions{Label: "x"})
+		}
+	})
 }

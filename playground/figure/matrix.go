@@ -45,12 +45,36 @@ func PathLegend() string {
 	return b.String()
 }
 
+// pairSummary is PathMatrix for more than topo.MaxListedGPUs GPUs: one row
+// per way of reaching a GPU (path type, bandwidth, transport) with its
+// number of pairs and an example, instead of n × n cells.
+func pairSummary(n int, classes []topo.PairClass) string {
+	var b builder
+	b.s(`<table class="pg-matrix pg-matrix-summary"><caption>`, strconv.Itoa(n), ` GPUs, `, strconv.Itoa(n*(n-1)),
+		` ordered pairs, grouped by how they are reached (more than `, strconv.Itoa(topo.MaxListedGPUs), ` GPUs are not drawn pair by pair)</caption>`,
+		`<thead><tr><th scope="col">path</th><th scope="col">transport</th><th scope="col">GB/s</th><th scope="col">pairs</th><th scope="col">for example</th></tr></thead><tbody>`)
+	for _, c := range classes {
+		detail := c.Transport.String()
+		if c.Via != "" {
+			detail += " over " + c.Via
+		}
+		if c.Reason != "" {
+			detail += ": " + c.Reason
+		}
+		b.s(`<tr><td class="pg-p `, PathClass(c.Type), `">`, c.Type.String(), `</td><td>`, Escape(detail), `</td><td>`,
+			Short(float64(c.Bw), 1), `</td><td>`, strconv.Itoa(c.Count), `</td><td>GPU`, strconv.Itoa(c.First.From), ` to GPU`, strconv.Itoa(c.First.To), `</td></tr>`)
+	}
+	b.s(`</tbody></table>`)
+	return b.String()
+}
+
 // PathMatrix returns an HTML table of the path between every pair of GPUs
 // of one host (rows: from, columns: to) and from every GPU to every NIC
 // port, as `nvidia-smi topo -m` lays it out. Each cell shows the path type,
 // the transport NCCL would use (P2P, SHM or NET) and the path bandwidth in
 // GB/s; its class colours it by path type and data attributes carry the
-// values for scripts and tests.
+// values for scripts and tests. Beyond topo.MaxListedGPUs GPUs it returns
+// a summary table of the pair classes instead (a few rows, not n × n cells).
 func PathMatrix(res *model.Result) (string, error) {
 	if res == nil || res.Analysis == nil || res.Analysis.Paths == nil {
 		return "", nil
@@ -62,6 +86,9 @@ func PathMatrix(res *model.Result) (string, error) {
 		return "", err
 	}
 	n := sys.Count(topo.GPU)
+	if n > topo.MaxListedGPUs {
+		return pairSummary(n, topo.SummarizePairs(pairs)), nil
+	}
 	cell := make([][]*topo.GPUPair, n)
 	for i := range cell {
 		cell[i] = make([]*topo.GPUPair, n)

@@ -484,3 +484,24 @@ func TestTimelineSummary(t *testing.T) {
 		t.Errorf("ends not kept: %+v ... %+v", got.Spans[1], got.Spans[11])
 	}
 }
+
+// BenchmarkDDPAtBucketCap projects a DDP step of MaxBuckets buckets, the
+// most a projection may build, and counts the buckets of the issue-18
+// example (MaxTensors tensors), which is what the cap check costs.
+func BenchmarkDDPAtBucketCap(b *testing.B) {
+	cfg := DDPConfig{Params: 4096 * 1024, GradDtype: tune.Float32, Layers: 64, TensorsPerLayer: 64, BucketCapBytes: 4096, ForwardMs: 1, BackwardMs: 2}
+	comm := &fakeComm{n: 8, usPerMiB: 500, latUs: 50}
+	b.Run("project-4096-buckets", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ProjectDDP(context.Background(), cfg, comm); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	huge := DDPConfig{Params: 1e15, GradDtype: tune.Float32, Layers: 1024, TensorsPerLayer: 1024, BucketCapBytes: 1}
+	b.Run("count-1M-tensors", func(b *testing.B) {
+		for b.Loop() {
+			huge.BucketCount()
+		}
+	})
+}

@@ -40,3 +40,23 @@ func BenchmarkAnalyze(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseXMLHostile measures the bounded paths of the reader on the
+// issue-18 inputs: a 2 MiB flood of text runs and comments (stops at
+// topo.MaxTokens) and 8,000 unknown elements (warnings capped per kind).
+func BenchmarkParseXMLHostile(b *testing.B) {
+	inputs := map[string][]byte{
+		"comment-flood-2MiB": []byte(`<system version="1">` + string(bytes.Repeat([]byte("x<!---->"), (2<<20)/8)) + `</system>`),
+		"unknown-elements-8000": []byte(`<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">` +
+			`<pci busid="0000:17:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci>` +
+			string(bytes.Repeat([]byte("<fan/>"), 8000)) + `</cpu></system>`),
+	}
+	for name, in := range inputs {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				topo.ParseXML(bytes.NewReader(in))
+			}
+		})
+	}
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
+	"github.com/distributed-nav/distributed-nav/playground/stepsim"
+	"github.com/distributed-nav/distributed-nav/playground/topo"
+)
+
+// hostileXML returns a one-GPU topology with body inside its <cpu>.
+func hostileXML(body string) string {
+	return `<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">` +
+		`<pci busid="0000:17:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci>` +
+		body + `</cpu></system>`
+}
+
+// unknownEnv returns n distinct made-up variable assignments, one a line.
+func unknownEnv(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "NCCL_NOT_A_KNOB_%d=1\n", i)
+	}
+	return b.String()
+}
+
+// TestAbuse is the abuse suite of the command line: hostile inputs of a
+// few bytes to a few MiB, each with the bound that must hold. The bounds
+// are counts and bytes, never times; each names the cap it comes from.
+func TestAbuse(t *testing.T) {
+	step := []string{"step", "--preset", "h100-sxm-8x", "--forward-ms", "50", "--backward-ms", "100"}
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+		code  int    // exit status
+		err   string // substring of stderr ("" when none is required)
+		// maxOut bounds stdout in bytes; count and maxCount bound the
+		// occurrences of count in stdout.
+		maxOut          int
+		count           string
+		maxCount, least int
+	}{
+		{name: "issue 18 example 1: a million DDP buckets",
+			args: append(step, "--model", "ddp", "--layers", "1024", "--tensors-per-layer", "1024", "--bucket-cap-mb", "0.000001", "--params", "1e15", "--json"),
+			code: 2, err: fmt.Sprintf("over the limit of %d", stepsim.MaxBuckets), maxOut: 0},
+		{name: "DDP at the bucket cap, JSON",
+			// 4096 tensors of 1,024 bf16 gradients (the default type) with a 2 KiB
+			// cap: one bucket each.
+			args: append(step, "--model", "ddp", "--layers", "64", "--tensors-per-layer", "64", "--bucket-cap-mb", "0.001953125", "--params", "4194304", "--json"),
+			code: 0, maxOut: 4 << 20, count: `"index":`, maxCount: stepsim.MaxBuckets, least: stepsim.MaxBuckets},
+		{name: "FSDP beyond the layer cap",
+			args: append(step, "--model", "fsdp", "--layers", "65536", "--params", "1e12"),
+			code: 2, err: fmt.Sprintf("want 1..%d", stepsim.MaxLayers), maxOut: 0},
+		{name: "issue 18 example 2: a comment flood",
+			args: []string{"topo", "--xml", "-"}, stdin: `<system version="1">` + strings.Repeat("x<!---->", (2<<20)/8) + `</system>`,
+			code: 1, err: fmt.Sprintf("more than %d XML tokens", topo.MaxTokens), maxOut: 0},
+		{name: "5,000 unknown elements",
+			args: []string{"topo", "--xml", "-"}, stdin: hostileXML(strings.Repeat("<fan/>", 5000)),
+			code: 0, maxOut: 64 << 10, count: "unknown element <fan>", maxCount: topo.MaxWarningsPerKind, least: topo.MaxWarningsPerKind},
+		{name: "5,000 unknown elements: the rest counted",
+			args: []string{"topo", "--xml", "-"}, stdin: hostileXML(strings.Repeat("<fan/>", 5000)),
+			code: 0, maxOut: 64 << 10, count: fmt.Sprintf("and %d more of the same kind", 5000-topo.MaxWarningsPerKind), maxCount: 1, least: 1},
+		{name: "issue 18 example 3: 5,000 unknown env names",
+			args: []string{"doctor", "--env", "-"}, stdin: unknownEnv(5000),
+			code: 0, maxOut: 2 << 20, count: "did you mean", maxCount: ncclenv.MaxSuggestedNames},
+		{name: "an unknown name of 100 KB",
+			args: []string{"doctor", "--env", "-"}, stdin: "NCCL_" + strings.Repeat("X", 100<<10) + "=1\n",
+			code: 0, maxOut: 256 << 10, count: "did you mean", maxCount: 0},
+		{name: "NCCL_MAX_NCHANNELS=0 is not silent",
+			args: []string{"tune", "--preset", "h100-sxm-8x", "--env", "NCCL_MAX_NCHANNELS=0"},
+			code: 0, err: "setting it to 1", maxOut: 64 << 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), tt.args, strings.NewReader(tt.stdin), &out, &errb)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d; stderr %.300q", code, tt.code, errb.String())
+			}
+			if tt.err != "" && !strings.Contains(errb.String(), tt.err) {
+				t.Errorf("stderr %.300q does not contain %q", errb.String(), tt.err)
+			}
+			if out.Len() > tt.maxOut {
+				t.Errorf("%d bytes of output, the bound is %d", out.Len(), tt.maxOut)
+			}
+			if tt.count != "" {
+				n := strings.Count(out.String(), tt.count)
+				if n > tt.maxCount || n < tt.least {
+					t.Errorf("%q occurs %d times, want %d..%d", tt.count, n, tt.least, tt.maxCount)
+				}
+			}
+		})
+	}
+}
