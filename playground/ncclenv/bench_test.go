@@ -52,3 +52,38 @@ func BenchmarkNearest(b *testing.B) {
 		})
 	}
 }
+
+// FuzzNearest checks Nearest on arbitrary names: the prefilter's bound is
+// never above the edit distance (so it skips only names the full
+// comparison would reject too), the answer never exceeds the asked number
+// and names known names, and a cached answer equals a fresh one.
+func FuzzNearest(f *testing.F) {
+	for _, s := range []string{"NCCL_IB_HCAA", "nccl_debug", "TORCH_NCCL_BLOCKING", "IB_HCA", "", strings.Repeat("A", 200)} {
+		f.Add(s)
+	}
+	reg, err := DefaultRegistry()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		u := strings.ToUpper(name)
+		for _, k := range []string{"NCCL_IB_HCA", "NCCL_DEBUG", "TORCH_NCCL_BLOCKING_WAIT"} {
+			if lb, d := lowerBound(u, k, letters(u), letters(k)), editDistance(u, k); lb > d {
+				t.Fatalf("bound %d above distance %d for %q, %q", lb, d, u, k)
+			}
+		}
+		got := reg.Nearest(name, 3)
+		if len(got) > 3 {
+			t.Fatalf("%d suggestions", len(got))
+		}
+		again := reg.Nearest(name, 3)
+		if strings.Join(got, ",") != strings.Join(again, ",") {
+			t.Fatalf("cached %v, fresh %v", again, got)
+		}
+		for _, s := range got {
+			if _, ok := reg.Lookup(s); !ok {
+				t.Fatalf("suggested unknown name %q", s)
+			}
+		}
+	})
+}

@@ -505,3 +505,21 @@ func BenchmarkDDPAtBucketCap(b *testing.B) {
 		}
 	})
 }
+
+// FuzzBucketCount holds the cap check's count to the assignment itself on
+// arbitrary small configurations.
+func FuzzBucketCount(f *testing.F) {
+	f.Add(int64(1000), 3, 7, int64(100), false)
+	f.Add(int64(1e9), 24, 4, int64(0), false)
+	f.Add(int64(17), 2, 2, int64(1), true)
+	f.Fuzz(func(t *testing.T, params int64, layers, tensors int, capBytes int64, first bool) {
+		c := DDPConfig{Params: params, GradDtype: tune.BFloat16, Layers: layers, TensorsPerLayer: tensors, BucketCapBytes: capBytes, FirstIteration: first}
+		if layers < 1 || tensors < 1 || layers > 256 || tensors > 256 || params < int64(layers*tensors) || params > 1e12 || capBytes < 0 {
+			return
+		}
+		counts, _ := AssignBuckets(c.tensorsInReadyOrder(), c.BucketLimits())
+		if got := c.BucketCount(); got != len(counts) {
+			t.Fatalf("%+v: BucketCount %d, AssignBuckets %d", c, got, len(counts))
+		}
+	})
+}
