@@ -224,19 +224,26 @@ func manyGPUs(n int) string {
 	return b.String()
 }
 
+// analyzedHost parses and analyses manyGPUs(n).
+func analyzedHost(tb testing.TB, n int) *topo.Analysis {
+	tb.Helper()
+	sys, _, err := topo.ParseXML(strings.NewReader(manyGPUs(n)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a, err := topo.Analyze(sys, ncclenv.Env{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return a
+}
+
 // TestPathMatrixSummarisesLargeHosts: beyond topo.MaxListedGPUs GPUs the
 // matrix becomes one row per pair class: for 96 GPUs under 12 switches of
 // 8, a handful of rows whose counts add up to 96 × 95 pairs, no n × n
 // cells.
 func TestPathMatrixSummarisesLargeHosts(t *testing.T) {
-	sys, _, err := topo.ParseXML(strings.NewReader(manyGPUs(96)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := topo.Analyze(sys, ncclenv.Env{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := analyzedHost(t, 96)
 	html, err := PathMatrix(&model.Result{Analysis: a})
 	if err != nil {
 		t.Fatal(err)
@@ -270,14 +277,7 @@ func mustPairs(t *testing.T, a *topo.Analysis) []topo.GPUPair {
 // input: the pair summary of a 512-GPU host and a timeline of 8,193 spans
 // (drawn summarised).
 func BenchmarkBoundedFigures(b *testing.B) {
-	sys, _, err := topo.ParseXML(strings.NewReader(manyGPUs(512)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	a, err := topo.Analyze(sys, ncclenv.Env{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	a := analyzedHost(b, 512)
 	b.Run("pair-summary-512-gpus", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := PathMatrix(&model.Result{Analysis: a}); err != nil {
