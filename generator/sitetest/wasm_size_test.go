@@ -14,11 +14,13 @@ import (
 // passing unnoticed; lower it whenever the binary shrinks. It rose from
 // 1,420,000 when the model packages went back to fmt, encoding/xml,
 // encoding/csv and text/tabwriter (issue 13: `gzip -9` of the binary went
-// from 1,390,058 to 1,507,926 bytes); splitting the binary per page is
-// what is meant to bring it down.
+// from 1,390,058 to 1,507,926 bytes), and to 1,560,000 when the
+// estimator's physical model, out-of-sample band and new datasets were
+// compiled in (compress/gzip: 1,547,926 bytes at b0d0939+); splitting the
+// binary per page is what is meant to bring it down.
 const (
 	wasmGzipBudget  = 1_000_000
-	wasmGzipCeiling = 1_540_000
+	wasmGzipCeiling = 1_560_000
 )
 
 // TestWasmSize measures the wasm binary the site serves (built as `make
