@@ -147,6 +147,7 @@ func Load(opts Options) (*builder, error) {
 // that cannot be placed. It assembles the pages to do so but writes nothing.
 func (b *builder) Check() Problems {
 	ps := b.checkNoteRefs()
+	ps = append(ps, b.checkCitations()...)
 	if _, more := b.assemble(); len(more) > 0 {
 		ps = append(ps, more...)
 	}

@@ -36,7 +36,13 @@ type Tree struct {
 	files   map[string]bool
 	lines   map[string]int
 	Symbols []Symbol
-	symEnd  map[string]int
+	// LocalSymbols are file-local definitions (static functions, macros
+	// and types of .cc files) that the main index leaves out. Only the
+	// permalink check uses them; the site does not link to them.
+	LocalSymbols []Symbol
+	symEnd       map[string]int
+	byFileName   map[fileName][]Symbol
+	byFile       map[string][]Symbol
 	// Legacy is an older tag some rows may cite (removed variables).
 	Legacy *Tree
 }
@@ -54,6 +60,7 @@ type treeSpec struct {
 	Files           string    `yaml:"files"`
 	Lines           string    `yaml:"lines"`
 	Symbols         string    `yaml:"symbols"`
+	LocalSymbols    string    `yaml:"local_symbols"`
 	Legacy          *treeSpec `yaml:"legacy"`
 }
 
@@ -113,36 +120,20 @@ func loadTree(dir, key string, spec treeSpec) (*Tree, error) {
 			return nil, err
 		}
 	}
-	if spec.Symbols != "" {
-		first := true
-		if err := eachLine(filepath.Join(dir, spec.Symbols), func(line string) error {
-			if first {
-				first = false
-				return nil // header
-			}
-			f := strings.Split(line, "\t")
-			if len(f) < 5 {
-				return fmt.Errorf("bad symbol row %q", line)
-			}
-			a, err1 := strconv.Atoi(f[3])
-			e, err2 := a, error(nil)
-			if f[4] != "" { // one-line symbols leave the end empty
-				e, err2 = strconv.Atoi(f[4])
-			}
-			if err1 != nil || err2 != nil {
-				return fmt.Errorf("bad symbol lines in %q", line)
-			}
-			sym := Symbol{Name: f[0], Kind: f[1], File: f[2], Line: a, End: e}
-			if len(f) > 5 {
-				sym.Scope = f[5]
-			}
-			t.Symbols = append(t.Symbols, sym)
-			if e > t.symEnd[sym.File] {
-				t.symEnd[sym.File] = e
-			}
-			return nil
-		}); err != nil {
-			return nil, err
+	var err error
+	if t.Symbols, err = readSymbols(dir, spec.Symbols, t.symEnd); err != nil {
+		return nil, err
+	}
+	if t.LocalSymbols, err = readSymbols(dir, spec.LocalSymbols, t.symEnd); err != nil {
+		return nil, err
+	}
+	t.byFileName = map[fileName][]Symbol{}
+	t.byFile = map[string][]Symbol{}
+	for _, list := range [][]Symbol{t.Symbols, t.LocalSymbols} {
+		for _, sym := range list {
+			k := fileName{sym.File, sym.Name}
+			t.byFileName[k] = append(t.byFileName[k], sym)
+			t.byFile[sym.File] = append(t.byFile[sym.File], sym)
 		}
 	}
 	if spec.Legacy != nil {
@@ -156,6 +147,54 @@ func loadTree(dir, key string, spec treeSpec) (*Tree, error) {
 	}
 	return t, nil
 }
+
+// readSymbols reads one symbol index (header "name kind file line end
+// scope"); an empty name reads nothing. It raises symEnd[file] to the last
+// line any symbol of the file reaches.
+func readSymbols(dir, name string, symEnd map[string]int) ([]Symbol, error) {
+	if name == "" {
+		return nil, nil
+	}
+	var out []Symbol
+	first := true
+	err := eachLine(filepath.Join(dir, name), func(line string) error {
+		if first {
+			first = false
+			return nil // header
+		}
+		f := strings.Split(line, "\t")
+		if len(f) < 5 {
+			return fmt.Errorf("bad symbol row %q", line)
+		}
+		a, err1 := strconv.Atoi(f[3])
+		e, err2 := a, error(nil)
+		if f[4] != "" { // one-line symbols leave the end empty
+			e, err2 = strconv.Atoi(f[4])
+		}
+		if err1 != nil || err2 != nil || a <= 0 || e < a {
+			return fmt.Errorf("bad symbol lines in %q", line)
+		}
+		sym := Symbol{Name: f[0], Kind: f[1], File: f[2], Line: a, End: e}
+		if len(f) > 5 {
+			sym.Scope = f[5]
+		}
+		out = append(out, sym)
+		if e > symEnd[sym.File] {
+			symEnd[sym.File] = e
+		}
+		return nil
+	})
+	return out, err
+}
+
+type fileName struct{ file, name string }
+
+// Defined returns every definition of name in file, from the main and the
+// file-local symbol index (several for overloads or repeated macros).
+func (t *Tree) Defined(file, name string) []Symbol { return t.byFileName[fileName{file, name}] }
+
+// DefinedIn returns every indexed definition in file.
+func (t *Tree) DefinedIn(file string) []Symbol { return t.byFile[file] }
 
 func eachLine(p string, fn func(string) error) error {
 	f, err := os.Open(p)
@@ -291,6 +330,52 @@ func (s *Set) Check(raw string, allowLegacy bool) error {
 		return nil
 	}
 	return nil
+}
+
+// Target is what a permalink into a pinned tree points at.
+type Target struct {
+	Tree *Tree
+	Path string
+	// A and B are the first and last line of the #La-Lb range; both 0
+	// when the link has no line fragment.
+	A, B int
+}
+
+// Resolve splits a permalink into its tree, path and line range. ok is
+// false for URLs that are not permalinks into a pinned repository at its
+// pinned or legacy tag, or whose fragment is not a line range (Check
+// reports those).
+func (s *Set) Resolve(raw string) (Target, bool) {
+	for _, t := range s.Trees {
+		blob := "https://github.com/" + t.Repo + "/blob/"
+		if !strings.HasPrefix(raw, blob) {
+			continue
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			return Target{}, false
+		}
+		tag, path, ok := strings.Cut(strings.TrimPrefix(u.Path, "/"+t.Repo+"/blob/"), "/")
+		if !ok || path == "" {
+			return Target{}, false
+		}
+		tree := t
+		switch {
+		case tag == t.Tag:
+		case t.Legacy != nil && tag == t.Legacy.Tag:
+			tree = t.Legacy
+		default:
+			return Target{}, false
+		}
+		tg := Target{Tree: tree, Path: path}
+		if u.Fragment != "" {
+			if tg.A, tg.B, err = parseRange(u.Fragment); err != nil {
+				return Target{}, false
+			}
+		}
+		return tg, true
+	}
+	return Target{}, false
 }
 
 // parseRange parses "L12" or "L12-L40".
