@@ -1,6 +1,7 @@
 package build
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -37,6 +38,28 @@ func (b *builder) checkCitations() Problems {
 			cit := citecheck.Citation{Line: corr.Line, URL: u, Sentence: corr.Correction, Siblings: citecheck.Siblings(links, i)}
 			if msg := c.Check(cit); msg != "" {
 				ps = append(ps, Problem{"data/corrections.yaml", corr.Line, "correction " + corr.ID + ": " + msg})
+			}
+		}
+	}
+	// The lines an env row gives for its effective default must exist at
+	// the pinned tag and hold what the effective default names.
+	for _, r := range b.facts.env {
+		links := make([]citecheck.Link, len(r.DefaultURLs))
+		for i, u := range r.DefaultURLs {
+			links[i] = citecheck.Link{URL: u}
+		}
+		for i, u := range r.DefaultURLs {
+			if u == "" {
+				ps = append(ps, Problem{r.Table, r.TableLine, fmt.Sprintf("%s: default_set_at %s is not in the pinned tree", r.Name, r.DefaultSetAt[i])})
+				continue
+			}
+			if err := b.facts.sources.Check(u, true); err != nil {
+				ps = append(ps, Problem{r.Table, r.TableLine, fmt.Sprintf("%s: default_set_at: %v", r.Name, err)})
+				continue
+			}
+			cit := citecheck.Citation{Line: r.TableLine, URL: u, Sentence: r.EffectiveDefault, Siblings: citecheck.Siblings(links, i)}
+			if msg := c.Check(cit); msg != "" {
+				ps = append(ps, Problem{r.Table, r.TableLine, r.Name + ": effective default: " + msg})
 			}
 		}
 	}

@@ -33,6 +33,7 @@ func loadFacts(root string) (*facts, error) {
 	if err != nil {
 		return nil, err
 	}
+	envtable.LinkDefaults(env, src)
 	cs, err := corrections.Load(filepath.Join(dataDir, "corrections.yaml"))
 	if err != nil {
 		return nil, err

@@ -30,9 +30,14 @@ func (b *builder) searchRecords(mentioned map[string]crosslink.Target) []searchd
 		recs = append(recs, pageRecords(p, b.breadcrumb(p))...)
 	}
 	for _, r := range b.facts.env {
-		// The text is what the result shows: the meaning, then the default. Where the
+		// The text is what the result shows: the meaning, then the default (the
+		// effective value where the table's default is a sentinel). Where the
 		// variable lives (library, component) is in the breadcrumb.
-		text := strings.TrimSpace(r.Description) + " Default: " + r.Default + "."
+		def := r.Default
+		if r.EffectiveDefault != "" {
+			def = strings.ReplaceAll(r.EffectiveDefault, "`", "") + " (declared as " + r.Default + ")"
+		}
+		text := strings.TrimSpace(r.Description) + " Default: " + def + "."
 		if r.DeprecatedAliasOf != "" {
 			text += " Deprecated: use " + r.DeprecatedAliasOf + "."
 		}

@@ -18,7 +18,7 @@ import (
 )
 
 // Columns is the header every table must have, in this order.
-var Columns = []string{"name", "default", "type", "component", "file", "line", "status", "deprecated_alias_of", "debug_only", "description"}
+var Columns = []string{"name", "default", "type", "component", "file", "line", "status", "deprecated_alias_of", "debug_only", "description", "effective_default", "default_set_at"}
 
 // Row is one variable.
 type Row struct {
@@ -31,11 +31,58 @@ type Row struct {
 	DeprecatedAliasOf string
 	DebugOnly         bool
 	Description       string
+	// EffectiveDefault is the value actually used when the variable is
+	// unset, where Default is a sentinel (-2, INT_MIN, "auto"); Markdown
+	// code spans allowed. Empty when Default already is the value.
+	EffectiveDefault string
+	// DefaultSetAt are the source lines where the effective default is
+	// set or computed, in the same tree as File.
+	DefaultSetAt []Span
+	// DefaultURLs are the permalinks of DefaultSetAt, filled by
+	// LinkDefaults ("" for a file not in the pinned tree).
+	DefaultURLs []string
 	// Reader is the library that reads it: "NCCL" or "PyTorch".
 	Reader string
 	// Table and TableLine locate the row (for messages).
 	Table     string
 	TableLine int
+}
+
+// Span is a line range of one file (A == B for one line).
+type Span struct {
+	File string
+	A, B int
+}
+
+// String is "file:a" or "file:a-b".
+func (s Span) String() string {
+	if s.B > s.A {
+		return fmt.Sprintf("%s:%d-%d", s.File, s.A, s.B)
+	}
+	return fmt.Sprintf("%s:%d", s.File, s.A)
+}
+
+// parseSpans reads the default_set_at column: "file:line" or
+// "file:first-last" entries separated by spaces.
+func parseSpans(v string) ([]Span, error) {
+	var out []Span
+	for _, f := range strings.Fields(v) {
+		file, lines, ok := strings.Cut(f, ":")
+		if !ok || file == "" {
+			return nil, fmt.Errorf("default_set_at entry %q is not file:line or file:first-last", f)
+		}
+		first, last, isRange := strings.Cut(lines, "-")
+		a, err1 := strconv.Atoi(first)
+		b, err2 := a, error(nil)
+		if isRange {
+			b, err2 = strconv.Atoi(last)
+		}
+		if err1 != nil || err2 != nil || a <= 0 || b < a {
+			return nil, fmt.Errorf("default_set_at entry %q is not file:line or file:first-last", f)
+		}
+		out = append(out, Span{File: file, A: a, B: b})
+	}
+	return out, nil
 }
 
 // Tables lists the table files and the library each describes.
@@ -113,7 +160,15 @@ func read(r io.Reader, name, reader string) ([]Row, error) {
 			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 		row := Row{Name: rec[0], Default: rec[1], Type: rec[2], Component: rec[3], File: rec[4], Status: rec[6],
-			DeprecatedAliasOf: rec[7], Description: rec[9], Reader: reader, Table: name, TableLine: line}
+			DeprecatedAliasOf: rec[7], Description: rec[9], EffectiveDefault: rec[10], Reader: reader, Table: name, TableLine: line}
+		spans, err := parseSpans(rec[11])
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %s: %w", name, line, row.Name, err)
+		}
+		if (len(spans) == 0) != (row.EffectiveDefault == "") {
+			return nil, fmt.Errorf("%s:%d: %s: effective_default and default_set_at go together (one is empty)", name, line, row.Name)
+		}
+		row.DefaultSetAt = spans
 		if rec[5] != "" {
 			n, err := strconv.Atoi(rec[5])
 			if err != nil || n <= 0 {
@@ -150,21 +205,39 @@ func (r Row) Permalink(s *sources.Set) string {
 	if r.File == "" {
 		return ""
 	}
+	t := r.tree(s)
+	if t == nil || !t.HasFile(r.File) {
+		return ""
+	}
+	return t.Permalink(r.File, r.Line, 0)
+}
+
+// tree is the pinned tree the row's lines point into (nil when none).
+func (r Row) tree(s *sources.Set) *sources.Tree {
 	key := "nccl"
 	if strings.HasPrefix(r.Reader, "PyTorch") {
 		key = "pytorch"
 	}
 	t := s.Tree(key)
-	if t == nil {
-		return ""
-	}
-	if r.Status == "removed" && t.Legacy != nil {
+	if t != nil && r.Status == "removed" && t.Legacy != nil {
 		t = t.Legacy
 	}
-	if !t.HasFile(r.File) {
-		return ""
+	return t
+}
+
+// LinkDefaults fills every row's DefaultURLs: the permalinks of the lines
+// where its effective default is set, in the tree its File points into.
+func LinkDefaults(rows []Row, s *sources.Set) {
+	for i := range rows {
+		r := &rows[i]
+		t := r.tree(s)
+		r.DefaultURLs = make([]string, len(r.DefaultSetAt))
+		for j, sp := range r.DefaultSetAt {
+			if t != nil && t.HasFile(sp.File) {
+				r.DefaultURLs[j] = t.Permalink(sp.File, sp.A, sp.B)
+			}
+		}
 	}
-	return t.Permalink(r.File, r.Line, 0)
 }
 
 // Linker turns a row's file and line into a permalink (nil when the file is
@@ -215,7 +288,7 @@ func HTML(rows []Row, link Linker) string {
 			b.WriteString(` <span class="badge">debugging only</span>`)
 		}
 		fmt.Fprintf(&b, `</th><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>`,
-			r.Reader, html.EscapeString(r.Component), html.EscapeString(r.Default), html.EscapeString(r.Type), html.EscapeString(r.Description))
+			r.Reader, html.EscapeString(r.Component), DefaultHTML(r), html.EscapeString(r.Type), html.EscapeString(r.Description))
 		if u := link(r); u != "" {
 			label := r.File
 			if r.Line > 0 {
@@ -225,6 +298,7 @@ func HTML(rows []Row, link Linker) string {
 		} else {
 			b.WriteString(html.EscapeString(r.File))
 		}
+		b.WriteString(RawDefaultHTML(r))
 		b.WriteString("</td></tr>")
 	}
 	b.WriteString("</tbody></table></div>\n")

@@ -265,6 +265,7 @@ func runEnv(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	envtable.LinkDefaults(rows, srcs)
 	var known []string
 	for _, r := range rows {
 		if strings.EqualFold(r.Name, name) {
@@ -284,10 +285,18 @@ func printEnvRow(w io.Writer, r envtable.Row, link string, asJSON bool) error {
 			"name": r.Name, "default": r.Default, "type": r.Type, "component": r.Component, "read_by": r.Reader,
 			"status": r.Status, "deprecated_alias_of": r.DeprecatedAliasOf, "debug_only": r.DebugOnly,
 			"description": r.Description, "source": link,
+			"effective_default": r.EffectiveDefault, "default_set_at": r.DefaultURLs,
 		})
 	}
 	fmt.Fprintf(w, "%s  (%s, %s)\n", r.Name, r.Reader, r.Component)
-	fmt.Fprintf(w, "  default:   %s\n  type:      %s\n  status:    %s\n", r.Default, r.Type, r.Status)
+	fmt.Fprintf(w, "  default:   %s\n", r.Default)
+	if r.EffectiveDefault != "" {
+		fmt.Fprintf(w, "  effective: %s\n", strings.ReplaceAll(r.EffectiveDefault, "`", ""))
+		for _, u := range r.DefaultURLs {
+			fmt.Fprintf(w, "             %s\n", u)
+		}
+	}
+	fmt.Fprintf(w, "  type:      %s\n  status:    %s\n", r.Type, r.Status)
 	if r.DeprecatedAliasOf != "" {
 		fmt.Fprintf(w, "  use instead: %s\n", r.DeprecatedAliasOf)
 	}
