@@ -112,7 +112,7 @@ func (c *Checker) Check(cit Citation) string {
 		}
 		return fmt.Sprintf("permalink %s: %s of %s holds none of what its %s names: %s", cit.URL, rng, tg.Path, basis, strings.Join(where, ", "))
 	}
-	if n := tg.B - tg.A + 1; n > MaxLines && !c.longOK(tg, cited) {
+	if n := tg.B - tg.A + 1; n > MaxLines && !c.longOK(tg, c.known(tg, append(textNames, Identifiers(cit.Sentence)...))) {
 		what := "a fact whose text names no definition that long"
 		if len(cited) > 0 {
 			what = "a fact about " + cited[0].String()
@@ -160,19 +160,14 @@ func anyOverlap(ss []span, a, b int) bool {
 	return false
 }
 
-// longOK: a long range is a whole file, lies within a multi-line
-// definition the text names, or is exactly an indexed definition.
+// longOK: a long range is a whole file or lies within a multi-line
+// definition that the link text or its sentence names.
 func (c *Checker) longOK(tg sources.Target, cited []span) bool {
 	if tg.A == 1 && tg.B == tg.Tree.LineLimit(tg.Path) {
 		return true
 	}
 	for _, s := range cited {
 		if !s.oneLine && s.a <= tg.A && tg.B <= s.b {
-			return true
-		}
-	}
-	for _, sym := range tg.Tree.DefinedIn(tg.Path) {
-		if sym.Line == tg.A && sym.End == tg.B {
 			return true
 		}
 	}

@@ -51,7 +51,9 @@ func TestCheckNotes(t *testing.T) {
 		{"long part of a named function", "[`bigFunction`](" + u + "#L110-L200) does it all.", nil},
 		{"long range for a one-line fact", "The limit is [`DEMO_MACRO`](" + u + "#L1-L60).", []string{"60 lines (L1-L60) for a fact about `DEMO_MACRO` (L10)"}},
 		{"long range with no name", "The search relaxes its rules ([demo.cc:100-150](" + u + "#L60-L150)).", []string{"91 lines (L60-L150)"}},
-		{"exact definition range needs no name", "The struct ([demo.cc](" + u + "#L240-L260)) is 21 lines.", nil},
+		{"short range needs no name", "The struct ([demo.cc](" + u + "#L240-L260)) is 21 lines.", nil},
+		{"a whole long definition the text does not name", "The search ([demo.cc](" + u + "#L100-L220)) is long.", []string{"121 lines (L100-L220)"}},
+		{"a whole long definition named in plain words", "bigFunction does it all ([demo.cc](" + u + "#L100-L220)).", nil},
 		{"whole file", "The file has 300 lines ([demo.cc](" + u + "#L1-L300)).", nil},
 		{"paths in code spans name nothing", "`src/demo.cc` holds it ([here](" + u + "#L290)).", nil},
 		{"table cells are separate", "| `bigFunction` | [demo.cc:20](" + u + "#L20) |", nil},
@@ -115,6 +117,9 @@ func TestIdentifiers(t *testing.T) {
 		{"initTransportsRank", []string{"initTransportsRank"}},
 		{"the ring", nil},
 		{"`maxChannels = MAXCHANNELS/2`", []string{"maxChannels", "MAXCHANNELS"}},
+		{"the destructor (~ProcessGroupNCCL) warns", []string{"~ProcessGroupNCCL"}},
+		{"calls ncclTopoCompute, then NVLink and PHB", []string{"ncclTopoCompute"}},
+		{"see [`a_b`](https://x/y_z#L1)", []string{"a_b"}},
 	}
 	for _, tt := range tests {
 		got := Identifiers(tt.md)

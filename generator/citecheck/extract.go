@@ -218,12 +218,13 @@ func sentences(s string) [][2]int {
 }
 
 var (
-	codeRE  = regexp.MustCompile("`([^`]+)`")
-	identRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
-	envRE   = regexp.MustCompile(`\b(?:NCCL|TORCH|TORCHELASTIC|PET|CUDA|FSDP|DDP)_[A-Z0-9_]+\b`)
-	fileRE  = regexp.MustCompile(`^[\w.\-/]*\.(?:h|hpp|cc|cpp|cu|cuh|c|py|md|rst|txt|yaml|json|xml|sh)(?::[\d\-L]+)?[,.;:)]*$`)
-	stdRE   = regexp.MustCompile(`\bstd::[A-Za-z_][A-Za-z0-9_:]*`)
-	pathRE  = regexp.MustCompile(`^[A-Za-z_.][\w.\-]*(?:/[A-Za-z_][\w.\-]*)+/?$`)
+	codeRE    = regexp.MustCompile("`([^`]+)`")
+	identRE   = regexp.MustCompile(`~?[A-Za-z_][A-Za-z0-9_]*`)
+	envRE     = regexp.MustCompile(`\b(?:NCCL|TORCH|TORCHELASTIC|PET|CUDA|FSDP|DDP)_[A-Z0-9_]+\b`)
+	fileRE    = regexp.MustCompile(`^[\w.\-/]*\.(?:h|hpp|cc|cpp|cu|cuh|c|py|md|rst|txt|yaml|json|xml|sh)(?::[\d\-L]+)?[,.;:)]*$`)
+	linkURLRE = regexp.MustCompile(`\]\([^)]*\)|https?://\S+`)
+	stdRE     = regexp.MustCompile(`\bstd::[A-Za-z_][A-Za-z0-9_:]*`)
+	pathRE    = regexp.MustCompile(`^[A-Za-z_.][\w.\-]*(?:/[A-Za-z_][\w.\-]*)+/?$`)
 )
 
 // isPath reports whether a word of a code span is a file or directory
@@ -231,10 +232,12 @@ var (
 // identifier.
 func isPath(w string) bool { return fileRE.MatchString(w) || pathRE.MatchString(w) }
 
-// Identifiers returns the names a piece of Markdown cites: every
-// identifier inside a code span (a span that is a file path names none),
-// every environment-variable-shaped word, and a link text that is one bare
-// identifier. Names are returned once each, in order.
+// Identifiers returns the names a piece of Markdown (or plain text such as
+// a correction) cites: every identifier inside a code span, and every
+// word outside code spans that is shaped like code (an underscore or an
+// inner capital: ncclTopoCompute, NCCL_P2P_LEVEL, stashed_for_allocator_safety_).
+// File paths, command-line options and std:: names name nothing; link
+// destinations are skipped. Names are returned once each, in order.
 func Identifiers(md string) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -254,26 +257,36 @@ func Identifiers(md string) []string {
 			}
 		}
 	}
-	plain := codeRE.ReplaceAllString(md, " ")
+	plain := linkURLRE.ReplaceAllString(codeRE.ReplaceAllString(md, " "), " ")
 	for _, w := range envRE.FindAllString(plain, -1) {
 		add(w)
 	}
-	if t := strings.TrimSpace(plain); identRE.FindString(t) == t && t != "" && isIdentifierShaped(t) {
-		add(t)
+	for _, word := range strings.Fields(plain) {
+		if isPath(strings.Trim(word, "()[],;:.")) {
+			continue
+		}
+		for _, w := range identRE.FindAllString(stdRE.ReplaceAllString(word, " "), -1) {
+			if isIdentifierShaped(w) {
+				add(w)
+			}
+		}
 	}
 	return out
 }
 
 // isIdentifierShaped is true for words that look like code rather than
-// English: an underscore, an inner capital or a digit after letters.
+// English: an underscore, or a lower-case letter followed by a capital
+// (camelCase). Acronyms such as PHB or NVLink are not.
 func isIdentifierShaped(w string) bool {
 	if strings.Contains(w, "_") {
 		return true
 	}
-	for i, r := range w {
-		if i > 0 && unicode.IsUpper(r) {
+	prevLower := false
+	for _, r := range w {
+		if prevLower && unicode.IsUpper(r) {
 			return true
 		}
+		prevLower = unicode.IsLower(r)
 	}
 	return false
 }
