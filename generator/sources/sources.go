@@ -286,11 +286,9 @@ func (s *Set) IsGitHubBlob(u string) bool {
 	return false
 }
 
-// Check validates a permalink into a pinned repository: the tag must be the
-// pinned one (or the tree's legacy tag when allowLegacy), the path must
-// exist at that tag, and a #La-Lb range must lie within the file. URLs of
-// other sites are not checked and return nil.
-func (s *Set) Check(raw string, allowLegacy bool) error {
+// locate finds the pinned repository a blob URL points into and splits
+// it into tag, path and fragment; repo is nil for URLs of other sites.
+func (s *Set) locate(raw string) (repo *Tree, tag, path, frag string, err error) {
 	for _, t := range s.Trees {
 		blob := "https://github.com/" + t.Repo + "/blob/"
 		if !strings.HasPrefix(raw, blob) {
@@ -298,36 +296,54 @@ func (s *Set) Check(raw string, allowLegacy bool) error {
 		}
 		u, err := url.Parse(raw)
 		if err != nil {
-			return fmt.Errorf("permalink %s: %w", raw, err)
+			return t, "", "", "", fmt.Errorf("permalink %s: %w", raw, err)
 		}
-		rest := strings.TrimPrefix(u.Path, "/"+t.Repo+"/blob/")
-		tag, path, ok := strings.Cut(rest, "/")
+		tag, path, ok := strings.Cut(strings.TrimPrefix(u.Path, "/"+t.Repo+"/blob/"), "/")
 		if !ok || path == "" {
-			return fmt.Errorf("permalink %s: no file path after the tag", raw)
+			return t, "", "", "", fmt.Errorf("permalink %s: no file path after the tag", raw)
 		}
-		tree := t
-		if tag != t.Tag {
-			if allowLegacy && t.Legacy != nil && tag == t.Legacy.Tag {
-				tree = t.Legacy
-			} else {
-				return fmt.Errorf("permalink %s: tag %s is not the pinned %s", raw, tag, t.Tag)
-			}
-		}
-		if !tree.HasFile(path) {
-			return fmt.Errorf("permalink %s: %s does not exist at %s", raw, path, tree.Tag)
-		}
-		if u.Fragment == "" {
-			return nil
-		}
-		a, b, err := parseRange(u.Fragment)
-		if err != nil {
-			return fmt.Errorf("permalink %s: %w", raw, err)
-		}
-		if limit := tree.LineLimit(path); limit > 0 && b > limit {
-			return fmt.Errorf("permalink %s: line %d is beyond the end of %s (%d lines at %s)", raw, b, path, limit, tree.Tag)
-		}
-		_ = a
+		return t, tag, path, u.Fragment, nil
+	}
+	return nil, "", "", "", nil
+}
+
+// at returns the tree of repo that tag names: the pinned one, or the
+// legacy one when allowLegacy; nil otherwise.
+func (t *Tree) at(tag string, allowLegacy bool) *Tree {
+	switch {
+	case tag == t.Tag:
+		return t
+	case allowLegacy && t.Legacy != nil && tag == t.Legacy.Tag:
+		return t.Legacy
+	}
+	return nil
+}
+
+// Check validates a permalink into a pinned repository: the tag must be the
+// pinned one (or the tree's legacy tag when allowLegacy), the path must
+// exist at that tag, and a #La-Lb range must lie within the file. URLs of
+// other sites are not checked and return nil.
+func (s *Set) Check(raw string, allowLegacy bool) error {
+	repo, tag, path, frag, err := s.locate(raw)
+	if repo == nil || err != nil {
+		return err
+	}
+	tree := repo.at(tag, allowLegacy)
+	if tree == nil {
+		return fmt.Errorf("permalink %s: tag %s is not the pinned %s", raw, tag, repo.Tag)
+	}
+	if !tree.HasFile(path) {
+		return fmt.Errorf("permalink %s: %s does not exist at %s", raw, path, tree.Tag)
+	}
+	if frag == "" {
 		return nil
+	}
+	_, b, err := parseRange(frag)
+	if err != nil {
+		return fmt.Errorf("permalink %s: %w", raw, err)
+	}
+	if limit := tree.LineLimit(path); limit > 0 && b > limit {
+		return fmt.Errorf("permalink %s: line %d is beyond the end of %s (%d lines at %s)", raw, b, path, limit, tree.Tag)
 	}
 	return nil
 }
@@ -346,36 +362,21 @@ type Target struct {
 // pinned or legacy tag, or whose fragment is not a line range (Check
 // reports those).
 func (s *Set) Resolve(raw string) (Target, bool) {
-	for _, t := range s.Trees {
-		blob := "https://github.com/" + t.Repo + "/blob/"
-		if !strings.HasPrefix(raw, blob) {
-			continue
-		}
-		u, err := url.Parse(raw)
-		if err != nil {
-			return Target{}, false
-		}
-		tag, path, ok := strings.Cut(strings.TrimPrefix(u.Path, "/"+t.Repo+"/blob/"), "/")
-		if !ok || path == "" {
-			return Target{}, false
-		}
-		tree := t
-		switch {
-		case tag == t.Tag:
-		case t.Legacy != nil && tag == t.Legacy.Tag:
-			tree = t.Legacy
-		default:
-			return Target{}, false
-		}
-		tg := Target{Tree: tree, Path: path}
-		if u.Fragment != "" {
-			if tg.A, tg.B, err = parseRange(u.Fragment); err != nil {
-				return Target{}, false
-			}
-		}
-		return tg, true
+	repo, tag, path, frag, err := s.locate(raw)
+	if repo == nil || err != nil {
+		return Target{}, false
 	}
-	return Target{}, false
+	tree := repo.at(tag, true)
+	if tree == nil {
+		return Target{}, false
+	}
+	tg := Target{Tree: tree, Path: path}
+	if frag != "" {
+		if tg.A, tg.B, err = parseRange(frag); err != nil {
+			return Target{}, false
+		}
+	}
+	return tg, true
 }
 
 // parseRange parses "L12" or "L12-L40".

@@ -40,3 +40,27 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestResolveAndDefined(t *testing.T) {
+	s, err := Load(filepath.Join("..", "..", "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, ok := s.Resolve("https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/enqueue.cc#L2028-L2117")
+	if !ok || tg.Path != "src/enqueue.cc" || tg.A != 2028 || tg.B != 2117 || tg.Tree.Tag != "v2.30.7-1" {
+		t.Fatalf("Resolve = %+v, %v", tg, ok)
+	}
+	// topoGetAlgoInfo is static: only the file-local index has it
+	// (enqueue.cc lines 2028-2117 at v2.30.7-1).
+	if d := tg.Tree.Defined("src/enqueue.cc", "topoGetAlgoInfo"); len(d) != 1 || d[0].Line != 2028 || d[0].End != 2117 {
+		t.Errorf("Defined(topoGetAlgoInfo) = %+v", d)
+	}
+	if tg, ok := s.Resolve("https://github.com/NVIDIA/nccl/blob/v2.21.5-1/src/transport/shm.cc#L41"); !ok || tg.Tree.Tag != "v2.21.5-1" || tg.A != 41 || tg.B != 41 {
+		t.Errorf("legacy Resolve = %+v, %v", tg, ok)
+	}
+	for _, u := range []string{"https://github.com/NVIDIA/nccl/blob/master/src/init.cc#L1", "https://example.com/x#L1", "https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/init.cc#foo"} {
+		if _, ok := s.Resolve(u); ok {
+			t.Errorf("Resolve(%s) resolved", u)
+		}
+	}
+}
