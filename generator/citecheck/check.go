@@ -94,6 +94,9 @@ func (c *Checker) Check(cit Citation) string {
 	if !ok || tg.A == 0 {
 		return ""
 	}
+	if limit := tg.Tree.LineLimit(tg.Path); limit > 0 && tg.B > limit {
+		return "" // sources.Check reports a range past the end of the file
+	}
 	basis := "link text"
 	textNames := Identifiers(cit.Text)
 	cited := c.known(tg, textNames)

@@ -55,6 +55,7 @@ func TestCheckNotes(t *testing.T) {
 		{"a whole long definition the text does not name", "The search ([demo.cc](" + u + "#L100-L220)) is long.", []string{"121 lines (L100-L220)"}},
 		{"a whole long definition named in plain words", "bigFunction does it all ([demo.cc](" + u + "#L100-L220)).", nil},
 		{"whole file", "The file has 300 lines ([demo.cc](" + u + "#L1-L300)).", nil},
+		{"past the end is sources.Check's to report", "See [demo.cc](" + u + "#L1-L999).", nil},
 		{"paths in code spans name nothing", "`src/demo.cc` holds it ([here](" + u + "#L290)).", nil},
 		{"table cells are separate", "| `bigFunction` | [demo.cc:20](" + u + "#L20) |", nil},
 		{"table cell naming its function", "| `bigFunction` [demo.cc:20](" + u + "#L20) |", []string{"`bigFunction` (L100-L220)"}},
