@@ -14,13 +14,19 @@ import (
 // passing unnoticed; lower it whenever the binary shrinks. It rose from
 // 1,420,000 when the model packages went back to fmt, encoding/xml,
 // encoding/csv and text/tabwriter (issue 13: `gzip -9` of the binary went
-// from 1,390,058 to 1,507,926 bytes), and to 1,560,000 when the
-// estimator's physical model, out-of-sample band and new datasets were
-// compiled in (compress/gzip: 1,547,926 bytes at b0d0939+); splitting the
-// binary per page is what is meant to bring it down.
+// from 1,390,058 to 1,507,926 bytes), to 1,560,000 when the estimator's
+// physical model, out-of-sample band and new datasets were compiled in
+// (compress/gzip: 1,547,926 bytes at b0d0939+), and then with the
+// doctor's NCCL message catalog (playground/ncclmsg: 2,367 format strings
+// and their matcher, so the doctor page ties every log line to its source
+// line), its rule registry, line explanations and encoding/json for its
+// answer (issue 15: about +190 KB; gzip -9 of the binary 1,727,943 bytes, compress/gzip
+// about 1% more).
+// Splitting the binary per page is what is meant to bring it down: the
+// catalog is needed by the doctor page alone.
 const (
 	wasmGzipBudget  = 1_000_000
-	wasmGzipCeiling = 1_560_000
+	wasmGzipCeiling = 1_750_000
 )
 
 // TestWasmSize measures the wasm binary the site serves (built as `make

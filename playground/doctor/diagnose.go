@@ -22,12 +22,13 @@ func Diagnose(s *Summary, env ncclenv.Env) []Diagnosis {
 		s = &Summary{}
 	}
 	d := &diagnoser{s: s, env: env}
-	var out []Diagnosis
+	out := []Diagnosis{} // an empty list, never null, in the JSON
 	for _, rule := range logRules {
 		if dg, ok := rule(d); ok {
 			out = append(out, dg)
 		}
 	}
+	out = append(out, d.lineDiagnoses()...)
 	out = append(out, d.envDiagnoses()...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Severity > out[j].Severity })
 	return out
@@ -49,6 +50,7 @@ var logRules = []func(*diagnoser) (Diagnosis, bool){
 	(*diagnoser).noGDR,
 	(*diagnoser).fewChannels,
 	(*diagnoser).flightRecorderOff,
+	(*diagnoser).nvlsSetupHang,
 	(*diagnoser).ncclWarn,
 	(*diagnoser).envNotApplied,
 }
@@ -492,6 +494,7 @@ func (d *diagnoser) collectiveTimeout() (Diagnosis, bool) {
 	} else {
 		b.WriteString("PyTorch reports failed or timed-out NCCL work.")
 	}
+	b.WriteString(d.progressSummary(&ev))
 	b.WriteString(" The rank that reports a timeout is usually a victim: another rank never entered the matching collective (it crashed, is stuck in data loading or I/O, or took a different code path). ")
 	b.WriteString(d.errorHandling(&ev))
 	b.WriteString(" Turn on the flight recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=2000, TORCH_NCCL_DUMP_ON_TIMEOUT=1) and compare the last sequence numbers of all ranks.")
@@ -683,6 +686,11 @@ func (d *diagnoser) ncclWarn() (Diagnosis, bool) {
 			explained[l.Line] = true
 		}
 	}
+	for _, e := range s.ruleHits {
+		for _, l := range e.Lines {
+			explained[l.Line] = true
+		}
+	}
 	rest := s.Warnings.Count - s.VersionMismatch.Count - s.PeerLost.Count - s.ShmFailure.Count
 	var ev evidence
 	for _, l := range s.Warnings.Lines {
@@ -827,9 +835,22 @@ func (d *diagnoser) envDiagnoses() []Diagnosis {
 			evs[is.id].add(LineRef{Line: a.Line, Text: a.Text})
 		}
 	}
+	seenDeprecated := map[string]bool{}
 	for _, l := range d.s.DeprecatedTorch.Lines {
-		add("env-deprecated", Warning, l, "PyTorch warned about a deprecated variable name; switch to the TORCH_-prefixed name it names.",
-			[]Link{envLink("TORCH_NCCL_ASYNC_ERROR_HANDLING"), linkIgnoredEnv})
+		old, repl := deprecatedNames(l.Text)
+		key := old + "/" + repl
+		if seenDeprecated[key] {
+			evs["env-deprecated"].add(l)
+			continue
+		}
+		seenDeprecated[key] = true
+		msg := "PyTorch warned about a deprecated variable name; switch to the TORCH_-prefixed name it names."
+		ls := []Link{linkIgnoredEnv}
+		if old != "" && repl != "" {
+			msg = "PyTorch warned that " + old + " is deprecated: set " + repl + " instead (and unset " + old + "; when both are set the TORCH_ name wins)."
+			ls = append(ls, envLink(repl))
+		}
+		add("env-deprecated", Warning, l, msg, ls)
 	}
 	out := make([]Diagnosis, 0, len(order))
 	for _, id := range order {
@@ -844,4 +865,110 @@ func (d *diagnoser) envDiagnoses() []Diagnosis {
 		out = append(out, *dg)
 	}
 	return out
+}
+
+// deprecatedNames reads PyTorch's "Environment variable NCCL_X is
+// deprecated; use TORCH_NCCL_X instead" warning.
+func deprecatedNames(t string) (old, repl string) {
+	_, rest, ok := strings.Cut(t, "Environment variable ")
+	if !ok {
+		return "", ""
+	}
+	f := strings.Fields(rest)
+	if len(f) > 0 && isEnvName(f[0]) {
+		old = f[0]
+	}
+	if _, after, ok := strings.Cut(rest, "; use "); ok {
+		if g := strings.Fields(after); len(g) > 0 && isEnvName(g[0]) {
+			repl = g[0]
+		}
+	}
+	return old, repl
+}
+
+// nvlsSetupHang: the log ends on an NVLS setup line of a communicator that
+// never completed its init and no error was printed, which is how a hang
+// in NVLink SHARP setup looks (the Fabric Manager or NVSwitch state).
+func (d *diagnoser) nvlsSetupHang() (Diagnosis, bool) {
+	s := d.s
+	last := s.LastNCCL
+	msg := last.Text
+	if i := strings.Index(msg, "NCCL INFO "); i >= 0 {
+		msg = msg[i+len("NCCL INFO "):]
+	}
+	if last.Line == 0 || !strings.HasPrefix(msg, "NVLS ") || s.InitComplete > 0 || s.Warnings.Count > 0 || len(s.Timeouts) > 0 {
+		return Diagnosis{}, false
+	}
+	var ev evidence
+	ev.add(last)
+	return Diagnosis{ID: "nvls-setup-hang", Severity: Warning, Title: "The log stops inside NVLS setup",
+		Explanation: "The last NCCL line is part of NVLink SHARP (NVLS) setup, no communicator reported Init COMPLETE and nothing failed: if the job hangs here, the NVSwitch multicast setup is what waits (Fabric Manager not running or out of sync, GPUs that need a reset). Fix: rerun with NCCL_NVLS_ENABLE=0 to confirm (the job then runs without NVLS), then repair the Fabric Manager / NVSwitch state. Check: `systemctl status nvidia-fabricmanager` and `nvidia-smi -q | grep -A3 Fabric` on the node.",
+		Evidence:    ev.list(), Links: links(envLink("NCCL_NVLS_ENABLE"), linkTroubleshoot)}, true
+}
+
+// maxProgressRanks bounds the ranks a timeout explanation lists.
+const maxProgressRanks = 16
+
+// progressSummary says, from the watchdogs' "last enqueued / last
+// completed" reports, where each rank stood and which ranks are behind.
+func (d *diagnoser) progressSummary(ev *evidence) string {
+	if len(d.s.Progress) == 0 {
+		return ""
+	}
+	ps := append([]WorkProgress(nil), d.s.Progress...) // sorted here, not in the summary
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Rank < ps[j].Rank })
+	var parts []string
+	minDone, maxDone := int64(-1), int64(-1)
+	for _, p := range ps {
+		if p.Completed >= 0 {
+			if minDone < 0 || p.Completed < minDone {
+				minDone = p.Completed
+			}
+			maxDone = max(maxDone, p.Completed)
+		}
+		if len(parts) < maxProgressRanks {
+			s := "rank " + strconv.Itoa(p.Rank)
+			if p.Failed >= 0 {
+				s += " failed at #" + strconv.FormatInt(p.Failed, 10)
+			}
+			if p.Enqueued >= 0 {
+				s += ", enqueued up to #" + strconv.FormatInt(p.Enqueued, 10)
+			}
+			if p.Completed >= 0 {
+				s += ", completed up to #" + strconv.FormatInt(p.Completed, 10)
+			}
+			parts = append(parts, s)
+		}
+	}
+	out := " Per rank, from the watchdog reports: " + strings.Join(parts, "; ")
+	if extra := len(ps) - len(parts); extra > 0 {
+		out += "; and " + strconv.Itoa(extra) + " more rank(s)"
+	}
+	out += "."
+	if minDone >= 0 && maxDone > minDone {
+		var behind []string
+		for _, p := range ps {
+			if p.Completed == minDone && len(behind) < maxProgressRanks {
+				behind = append(behind, strconv.Itoa(p.Rank))
+				ev.add(LineRef{Line: p.Line, Text: d.lineText(p.Line)})
+			}
+		}
+		out += " Rank(s) " + strings.Join(behind, ", ") + " completed the fewest collectives (#" + strconv.FormatInt(minDone, 10) + " against #" + strconv.FormatInt(maxDone, 10) + "): look at them first."
+	} else if minDone >= 0 {
+		out += " Every reporting rank completed the same collectives, so the late rank is one that printed no timeout (look for a rank missing from these lines, or the log of another host)."
+	}
+	if n := d.s.NRanks; n > 0 && len(ps) < n && len(ps) < 1<<16 {
+		out += " " + strconv.Itoa(len(ps)) + " of " + strconv.Itoa(n) + " ranks reported."
+	}
+	return out
+}
+
+// lineText returns the evidence text of a timeout line, "" if not kept.
+func (d *diagnoser) lineText(n int) string {
+	for _, l := range d.s.TimeoutLines.Lines {
+		if l.Line == n {
+			return l.Text
+		}
+	}
+	return ""
 }

@@ -101,7 +101,7 @@ func (p *parser) warn(n int, msg, raw string) {
 // isPeerLost matches the messages NCCL prints when the other end of a
 // connection went away (a crashed or killed rank, a network failure).
 func isPeerLost(msg string) bool {
-	for _, k := range []string{"Connection closed by remote peer", "Socket recv failed", "Got completion from peer",
+	for _, k := range []string{"Connection closed by remote peer", "Socket recv failed",
 		"remote process exited", "Connection reset by peer", "Net : Connection closed", "Got async event"} {
 		if strings.Contains(msg, k) {
 			return true

@@ -75,7 +75,7 @@ func ParseLogContext(ctx context.Context, r io.Reader, opts Options) (*Summary, 
 		return p.s, errors.New("doctor: nil reader")
 	}
 	bufSize := min(max(opts.MaxLineBytes, 4096), 1<<20)
-	br := bufio.NewReaderSize(r, bufSize)
+	br := bufio.NewReaderSize(newCRReader(r), bufSize)
 	buf := make([]byte, 0, min(opts.MaxLineBytes, 4096))
 	var readErr error
 	for n := 1; ; n++ {
@@ -217,6 +217,9 @@ func (p *parser) finish() {
 	if s.TruncatedLines > 0 {
 		p.note(fmt.Sprintf("%d line(s) were longer than %d bytes and were cut", s.TruncatedLines, p.opts.MaxLineBytes))
 	}
+	if s.ControlLines > 0 {
+		p.note(fmt.Sprintf("%d line(s) held terminal control sequences or control characters (colours, titles, NUL); they were removed before reading", s.ControlLines))
+	}
 	if s.InvalidUTF8Lines > 0 {
 		p.note(fmt.Sprintf("%d line(s) were not valid UTF-8; the bad bytes were replaced", s.InvalidUTF8Lines))
 	}
@@ -231,14 +234,12 @@ func (p *parser) finish() {
 	}
 }
 
-// looksBinary reports whether a line is mostly control bytes (or holds a
-// NUL), which text logs never do.
+// looksBinary reports whether a line is mostly control bytes, which text
+// logs never are. A stray NUL or a few escape sequences do not make a line
+// binary: stripControls removes them and the line is read.
 func looksBinary(b []byte) bool {
 	ctrl := 0
 	for _, c := range b {
-		if c == 0 {
-			return true
-		}
 		if (c < 0x20 && c != '\t' && c != 0x1b) || c == 0x7f {
 			ctrl++
 		}
@@ -308,6 +309,14 @@ func (p *parser) line(n int, b []byte) {
 		p.s.BinaryLines++
 		return
 	}
+	if clean, removed := stripControls(b); removed > 0 {
+		p.s.ControlLines++
+		b = clean
+		if len(b) == 0 {
+			return
+		}
+	}
+	p.scanRules(n, string(b))
 	if !interesting(b) {
 		if !utf8.Valid(b) {
 			p.s.InvalidUTF8Lines++
@@ -342,6 +351,7 @@ func (p *parser) line(n int, b []byte) {
 				p.merged++
 			}
 		}
+		p.catalogLine(n, lvl, raw, msg)
 		if o.Host != "" && !p.hosts[o.Host] && len(p.hosts) < p.opts.MaxItems {
 			p.hosts[o.Host] = true
 			p.s.Hosts = append(p.s.Hosts, o.Host)

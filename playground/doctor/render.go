@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/distributed-nav/distributed-nav/playground/ncclmsg"
 )
 
 // transportLetter abbreviates a transport family in the rank matrix.
@@ -69,12 +71,12 @@ func writeSummaryText(w io.Writer, s *Summary) {
 		}
 		vs = append(vs, x)
 	}
-	fmt.Fprintf(w, "NCCL version: %s\n", orNone(strings.Join(vs, ", ")))
+	fmt.Fprintf(w, "NCCL version: %s\n", orAbsent(strings.Join(vs, ", ")))
 	if s.CUDADriver != "" {
 		fmt.Fprintf(w, "CUDA driver: %s\n", s.CUDADriver)
 	}
 	fmt.Fprintf(w, "Ranks: %s, nodes: %s, local ranks: %s, hosts seen: %s\n", orUnknown(s.NRanks), orUnknown(s.NNodes),
-		orUnknown(s.LocalRanks), orNone(strings.Join(s.Hosts, ", ")))
+		orUnknown(s.LocalRanks), orAbsent(strings.Join(s.Hosts, ", ")))
 	net := s.Network
 	if net == "" {
 		net = "not printed"
@@ -150,6 +152,27 @@ func writeSummaryText(w io.Writer, s *Summary) {
 		}
 	}
 	fmt.Fprintf(w, "Warnings: %d NCCL WARN line(s), %d heartbeat/watchdog abort line(s)\n", s.Warnings.Count, s.Heartbeat.Count)
+	if m := s.Messages; m.NCCL > 0 {
+		fmt.Fprintf(w, "NCCL messages: %d line(s), %d tied to the NCCL source line that prints them", m.NCCL, m.Matched)
+		if m.Older > 0 {
+			fmt.Fprintf(w, " (%d in an older release's wording)", m.Older)
+		}
+		fmt.Fprintf(w, ", %d unknown\n", m.Unknown.Count)
+		for _, l := range m.Unknown.Lines {
+			fmt.Fprintf(w, "  unknown, line %d: %s\n", l.Line, l.Text)
+		}
+		if extra := m.Unknown.Count - len(m.Unknown.Lines); extra > 0 {
+			fmt.Fprintf(w, "  and %d more unknown line(s)\n", extra)
+		}
+	}
+}
+
+// orAbsent prints what the log does not show as "not in the log".
+func orAbsent(s string) string {
+	if s == "" {
+		return "not in the log"
+	}
+	return s
 }
 
 func writeTuningText(w io.Writer, t *Tuning) {
@@ -193,9 +216,11 @@ func orNone(s string) string {
 	return s
 }
 
+// orUnknown prints a count the log may not show: "not in the log" rather
+// than a 0 the reader would take for a fact.
 func orUnknown(n int) string {
 	if n <= 0 {
-		return "unknown"
+		return "not in the log"
 	}
 	return fmt.Sprint(n)
 }
@@ -483,9 +508,9 @@ func WriteHTML(w io.Writer, s *Summary, ds []Diagnosis) error {
 		o.text(v.Version)
 	}
 	o.raw("</dd>\n<dt>Ranks</dt><dd>")
-	o.num(s.NRanks)
+	o.count(s.NRanks)
 	o.raw("</dd>\n<dt>Nodes</dt><dd>")
-	o.num(s.NNodes)
+	o.count(s.NNodes)
 	o.raw("</dd>\n<dt>Hosts</dt><dd>")
 	for i, h := range s.Hosts {
 		o.sep(i)
@@ -501,7 +526,16 @@ func WriteHTML(w io.Writer, s *Summary, ds []Diagnosis) error {
 		o.num(t.Count)
 	}
 	o.raw("</dd>\n<dt>Channels</dt><dd>")
-	o.num(s.ChannelCount())
+	o.count(s.ChannelCount())
+	if m := s.Messages; m.NCCL > 0 {
+		o.raw("</dd>\n<dt>NCCL lines</dt><dd>")
+		o.num(m.NCCL)
+		o.raw(", ")
+		o.num(m.Matched)
+		o.raw(" tied to the source line that prints them, ")
+		o.num(m.Unknown.Count)
+		o.raw(" unknown")
+	}
 	o.raw("</dd>\n</dl>\n")
 	if len(s.Notes) > 0 {
 		o.raw(`<ul class="doctor-notes">`)
@@ -553,6 +587,7 @@ func WriteHTML(w io.Writer, s *Summary, ds []Diagnosis) error {
 				o.raw("\n")
 			}
 			o.raw("</pre>")
+			o.explanations(d.Evidence, s.Version())
 		}
 		o.raw("\n<ul>")
 		for _, l := range d.Links {
@@ -561,6 +596,21 @@ func WriteHTML(w io.Writer, s *Summary, ds []Diagnosis) error {
 			o.raw("</a></li>")
 		}
 		o.raw("</ul>\n</article>\n")
+	}
+	if u := s.Messages.Unknown; u.Count > 0 {
+		o.raw("\n<h2>Unknown lines</h2>\n<p>No log call of NCCL ", ncclmsg.Pinned, " or of 2.18 to 2.29 prints these NCCL-formatted lines (a network plugin or a newer release may):</p>\n<pre class=\"unknown-lines\">")
+		for _, l := range u.Lines {
+			o.num(l.Line)
+			o.raw(": ")
+			o.text(l.Text)
+			o.raw("\n")
+		}
+		if extra := u.Count - len(u.Lines); extra > 0 {
+			o.raw("and ")
+			o.num(extra)
+			o.raw(" more\n")
+		}
+		o.raw("</pre>")
 	}
 	o.raw("\n</section>\n")
 	if _, err := w.Write(o.b); err != nil {
@@ -587,6 +637,75 @@ func (o *htmlOut) raw(parts ...string) {
 //
 //go:noinline
 func (o *htmlOut) text(s string) { o.b = append(o.b, htmlEscaper.Replace(s)...) }
+
+// count writes a count the log may not show: "not in the log" for 0.
+func (o *htmlOut) count(n int) {
+	if n <= 0 {
+		o.raw("not in the log")
+		return
+	}
+	o.num(n)
+}
+
+// explanations writes, for the evidence lines NCCL's catalog knows, a
+// disclosure per line with the call that printed it (permalink at its
+// release), its format, the fields and what the numbers tell.
+func (o *htmlOut) explanations(ev []LineRef, version string) {
+	first := true
+	for _, e := range ev {
+		if e.Line == 0 {
+			continue
+		}
+		x := ExplainLine(e.Text, version)
+		if !x.Known {
+			continue
+		}
+		if first {
+			o.raw(`<div class="explanations">`)
+			first = false
+		}
+		o.raw("<details class=\"explain\"><summary>Line ")
+		o.num(e.Line)
+		o.raw(": printed by ")
+		o.text(x.File)
+		o.raw(":")
+		o.num(x.Line)
+		o.raw("</summary>\n<p><a href=\"", safeURL(x.Permalink), "\">")
+		o.text(x.File + ":" + strconv.Itoa(x.Line) + " at " + x.Release)
+		o.raw("</a> (")
+		o.text(x.Level + ", subsystem " + x.Subsystem)
+		o.raw(")</p>\n<p>Format: <code>")
+		o.text(x.Format)
+		o.raw("</code></p>\n")
+		if len(x.Fields) > 0 {
+			o.raw("<ul>")
+			for _, f := range x.Fields {
+				o.raw("<li><code>")
+				name := f.Label
+				if name == "" {
+					name = f.Spec
+				}
+				o.text(name + " = " + f.Value)
+				o.raw("</code>")
+				if f.Meaning != "" {
+					o.raw(": ")
+					o.text(f.Meaning)
+				}
+				o.raw("</li>")
+			}
+			o.raw("</ul>\n")
+		}
+		for _, n := range x.Notes {
+			o.raw("<p>")
+			o.text(n)
+			o.raw("</p>\n")
+		}
+		o.raw("</details>\n")
+	}
+	if !first {
+		o.raw("</div>")
+	}
+}
 
 // num appends a decimal number.
 //

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,16 +17,26 @@ import (
 // stays here (test binaries may be large) as the specification of the
 // hand-written renderer, which keeps html/template out of the wasm binary:
 // both must produce the same bytes for every summary.
-var referenceHTML = template.Must(template.New("doctor").Parse(`<section class="doctor-report">
+var referenceHTML = template.Must(template.New("doctor").Funcs(template.FuncMap{
+	"count": func(n int) string {
+		if n <= 0 {
+			return "not in the log"
+		}
+		return strconv.Itoa(n)
+	},
+	"explained": explainedRefs,
+	"extra":     func(e Evidence) int { return e.Count - len(e.Lines) },
+}).Parse(`<section class="doctor-report">
 <h2>Summary</h2>
 <dl>
 <dt>NCCL version</dt><dd>{{range $i, $v := .S.Versions}}{{if $i}}, {{end}}{{$v.Version}}{{else}}not printed{{end}}</dd>
-<dt>Ranks</dt><dd>{{.S.NRanks}}</dd>
-<dt>Nodes</dt><dd>{{.S.NNodes}}</dd>
+<dt>Ranks</dt><dd>{{count .S.NRanks}}</dd>
+<dt>Nodes</dt><dd>{{count .S.NNodes}}</dd>
 <dt>Hosts</dt><dd>{{range $i, $h := .S.Hosts}}{{if $i}}, {{end}}{{$h}}{{end}}</dd>
 <dt>Network</dt><dd>{{.S.Network}}</dd>
 <dt>Transports</dt><dd>{{range $i, $t := .S.Transports}}{{if $i}}, {{end}}{{$t.Kind}} ×{{$t.Count}}{{end}}</dd>
-<dt>Channels</dt><dd>{{.Channels}}</dd>
+<dt>Channels</dt><dd>{{count .Channels}}{{with .S.Messages}}{{if .NCCL}}</dd>
+<dt>NCCL lines</dt><dd>{{.NCCL}}, {{.Matched}} tied to the source line that prints them, {{.Unknown.Count}} unknown{{end}}{{end}}</dd>
 </dl>
 {{if .S.Notes}}<ul class="doctor-notes">{{range .S.Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .S.Rings}}<h3>Rings</h3><pre>{{range .S.Rings}}{{printf "%2d:" .Channel}}{{range .Ranks}} {{.}}{{end}}
@@ -35,12 +46,44 @@ var referenceHTML = template.Must(template.New("doctor").Parse(`<section class="
 <h3>{{.Title}} <small>{{.Severity}} · {{.ID}}</small></h3>
 <p>{{.Explanation}}</p>
 {{if .Evidence}}<pre class="evidence">{{range .Evidence}}{{if .Line}}{{.Line}}: {{else}}env: {{end}}{{.Text}}
-{{end}}</pre>{{end}}
+{{end}}</pre>{{with explained .Evidence $.Version}}<div class="explanations">{{range .}}<details class="explain"><summary>Line {{.Ref}}: printed by {{.X.File}}:{{.X.Line}}</summary>
+<p><a href="{{.X.Permalink}}">{{.X.File}}:{{.X.Line}} at {{.X.Release}}</a> ({{.X.Level}}, subsystem {{.X.Subsystem}})</p>
+<p>Format: <code>{{.X.Format}}</code></p>
+{{if .X.Fields}}<ul>{{range .X.Fields}}<li><code>{{if .Label}}{{.Label}}{{else}}{{.Spec}}{{end}} = {{.Value}}</code>{{if .Meaning}}: {{.Meaning}}{{end}}</li>{{end}}</ul>
+{{end}}{{range .X.Notes}}<p>{{.}}</p>
+{{end}}</details>
+{{end}}</div>{{end}}{{end}}
 <ul>{{range .Links}}<li><a href="{{.URL}}">{{.Title}}</a></li>{{end}}</ul>
 </article>
-{{else}}<p>No diagnoses.</p>{{end}}
+{{else}}<p>No diagnoses.</p>{{end}}{{with .S.Messages.Unknown}}{{if .Count}}
+<h2>Unknown lines</h2>
+<p>No log call of NCCL v2.30.7-1 or of 2.18 to 2.29 prints these NCCL-formatted lines (a network plugin or a newer release may):</p>
+<pre class="unknown-lines">{{range .Lines}}{{.Line}}: {{.Text}}
+{{end}}{{with extra .}}and {{.}} more
+{{end}}</pre>{{end}}{{end}}
 </section>
 `))
+
+// explainedRef is an evidence line with its catalog explanation.
+type explainedRef struct {
+	Ref int
+	X   LineExplanation
+}
+
+// explainedRefs explains the log lines of an evidence list that the
+// catalog knows (the reference's view of htmlOut.explanations).
+func explainedRefs(ev []LineRef, version string) []explainedRef {
+	var out []explainedRef
+	for _, e := range ev {
+		if e.Line == 0 {
+			continue
+		}
+		if x := ExplainLine(e.Text, version); x.Known {
+			out = append(out, explainedRef{e.Line, x})
+		}
+	}
+	return out
+}
 
 // renderReference renders s and ds with referenceHTML.
 func renderReference(t testing.TB, s *Summary, ds []Diagnosis) string {
@@ -53,7 +96,8 @@ func renderReference(t testing.TB, s *Summary, ds []Diagnosis) string {
 		S        *Summary
 		D        []Diagnosis
 		Channels int
-	}{s, ds, s.ChannelCount()}); err != nil {
+		Version  string
+	}{s, ds, s.ChannelCount(), s.Version()}); err != nil {
 		t.Fatalf("reference template: %v", err)
 	}
 	return b.String()

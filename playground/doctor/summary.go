@@ -174,6 +174,18 @@ type Timeout struct {
 	Line      int    `json:"line"`
 }
 
+// WorkProgress is one rank's progress as its watchdog reported it when a
+// collective failed or timed out: the sequence number that failed, the
+// last one enqueued and the last one completed (-1 when not printed).
+type WorkProgress struct {
+	Rank      int    `json:"rank"`
+	PG        string `json:"pg,omitempty"`
+	Failed    int64  `json:"failed"`
+	Enqueued  int64  `json:"enqueued"`
+	Completed int64  `json:"completed"`
+	Line      int    `json:"line"`
+}
+
 // ErrorHandling is the PyTorch error-handling mode as the log or the
 // environment states it.
 type ErrorHandling struct {
@@ -228,6 +240,12 @@ type Summary struct {
 
 	EnvSettings []EnvSetting `json:"env,omitempty"`
 
+	// LastNCCL is the last NCCL-formatted line of the log.
+	LastNCCL LineRef `json:"last_nccl_line"`
+
+	// Messages ties the NCCL lines to NCCL's message catalog.
+	Messages MessageStats `json:"messages"`
+
 	Warnings        Evidence `json:"warnings"` // every NCCL WARN line
 	P2PDisabled     Evidence `json:"p2p_disabled"`
 	VersionMismatch Evidence `json:"version_mismatch"`
@@ -236,6 +254,7 @@ type Summary struct {
 	NCCLErrors      Evidence `json:"nccl_errors"` // PyTorch "NCCL error" / DistBackendError lines
 
 	Timeouts         []Timeout      `json:"timeouts,omitempty"`
+	Progress         []WorkProgress `json:"work_progress,omitempty"`
 	TimeoutLines     Evidence       `json:"timeout_lines"`
 	WatchdogEx       Evidence       `json:"watchdog_exceptions"`
 	TearDown         Evidence       `json:"teardown"`
@@ -253,6 +272,12 @@ type Summary struct {
 	BinaryLines      int            `json:"binary_lines"`
 	TruncatedLines   int            `json:"truncated_lines"`
 	InvalidUTF8Lines int            `json:"invalid_utf8_lines"`
+	// ControlLines counts lines from which stripControls removed terminal
+	// control sequences or control characters.
+	ControlLines int `json:"control_lines,omitempty"`
+
+	// ruleHits holds the evidence of each line rule (lineRules) by ID.
+	ruleHits map[string]*Evidence
 }
 
 // Version returns the NCCL version most lines printed ("" if none).

@@ -18,6 +18,7 @@ func (p *parser) torchLine(n int, raw string) {
 	case strings.Contains(raw, "detected by watchdog at work") || strings.Contains(raw, "Timeout at NCCL work") ||
 		strings.Contains(raw, "failure detected by watchdog") || strings.Contains(raw, "Some NCCL operations have failed or timed out"):
 		p.add(&p.s.TimeoutLines, n, raw)
+		p.workProgress(n, raw)
 	case strings.Contains(raw, "taking the entire process down"):
 		p.add(&p.s.TearDown, n, raw)
 	case strings.Contains(raw, "watchdog thread terminated with exception"):
@@ -123,4 +124,50 @@ func (p *parser) pgOptions(n int, raw string) {
 			p.s.MonitoringOn = &ErrorHandling{Mode: val, Line: p.ref(n, raw)}
 		}
 	}
+}
+
+// workProgress reads the watchdog's per-rank progress: "[PG 1 Rank 0]
+// Exception (either an error or timeout) detected by watchdog at work:
+// 1580, last enqueued NCCL work: 1582, last completed NCCL work: 1579." and
+// the 2.5+ wording "failure detected by watchdog at work sequence id: 2847
+// PG status: last enqueued work: 2855, last completed work: 2846".
+func (p *parser) workProgress(n int, raw string) {
+	w := WorkProgress{Rank: torchRank(raw), PG: torchPG(raw), Failed: -1, Enqueued: -1, Completed: -1, Line: n}
+	if v, ok := int64After(raw, "at work sequence id: ", "at work: "); ok {
+		w.Failed = v
+	}
+	if v, ok := int64After(raw, "last enqueued NCCL work: ", "last enqueued work: "); ok {
+		w.Enqueued = v
+	}
+	if v, ok := int64After(raw, "last completed NCCL work: ", "last completed work: "); ok {
+		w.Completed = v
+	}
+	if w.Rank < 0 || (w.Failed < 0 && w.Completed < 0) || len(p.s.Progress) >= p.opts.MaxItems {
+		return
+	}
+	for _, x := range p.s.Progress {
+		if x.Rank == w.Rank && x.PG == w.PG && x.Failed == w.Failed {
+			return
+		}
+	}
+	p.s.Progress = append(p.s.Progress, w)
+}
+
+// int64After returns the decimal number after the first key found in s.
+func int64After(s string, keys ...string) (int64, bool) {
+	for _, k := range keys {
+		i := strings.Index(s, k)
+		if i < 0 {
+			continue
+		}
+		t := s[i+len(k):]
+		j := 0
+		for j < len(t) && t[j] >= '0' && t[j] <= '9' {
+			j++
+		}
+		if v, err := strconv.ParseInt(t[:j], 10, 64); err == nil {
+			return v, true
+		}
+	}
+	return 0, false
 }

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -27,17 +28,16 @@ func (s Severity) String() string {
 	return fmt.Sprintf("Severity(%d)", int(s))
 }
 
-// MarshalJSON writes the severity as its name, a JSON string, the same
-// bytes Report.AppendJSON writes for it (neither links encoding/json).
+// MarshalJSON writes the severity as its name, a JSON string.
 func (s Severity) MarshalJSON() ([]byte, error) {
-	return s.appendJSON(nil), nil
+	return json.Marshal(s.String())
 }
 
 // UnmarshalJSON reads a severity name (a JSON string, matched without
 // regard to case).
 func (s *Severity) UnmarshalJSON(b []byte) error {
-	name, ok := decodeJSONString(b)
-	if !ok {
+	var name string
+	if err := json.Unmarshal(b, &name); err != nil {
 		if len(b) > 40 {
 			b = b[:40]
 		}
@@ -55,7 +55,8 @@ func (s *Severity) UnmarshalJSON(b []byte) error {
 // Report is the doctor's whole answer, the object `ncclsim doctor --json`
 // prints and the wasm playground returns: the log's summary (nil without a
 // log), the diagnoses (never nil in those answers, so an empty list is []),
-// and the remarks about a pasted environment. AppendJSON writes it.
+// and the remarks about a pasted environment. It is encoded with
+// encoding/json; the struct tags are the keys scripts rely on.
 type Report struct {
 	Summary     *Summary    `json:"summary,omitempty"`
 	Diagnoses   []Diagnosis `json:"diagnoses"`

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,8 +14,8 @@ import (
 // maxEnvFileBytes bounds how much of an --env file is read.
 const maxEnvFileBytes = 16 << 20
 
-// doctorJSON is the shape of "ncclsim doctor --json": doctor.Report, whose
-// AppendJSON writes it (the wasm playground returns the same bytes).
+// doctorJSON is the shape of "ncclsim doctor --json": doctor.Report,
+// encoded with encoding/json (the wasm playground returns the same bytes).
 type doctorJSON = doctor.Report
 
 // runDoctor implements `ncclsim doctor`; stdin is read for "-" file names.
@@ -25,11 +24,28 @@ func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	logFile := fs.String("log", "", "NCCL/PyTorch log to read (NCCL_DEBUG=INFO output); - reads stdin")
 	envFile := fs.String("env", "", "`env | grep -E 'NCCL|TORCH'` output or an nccl.conf file to check; - reads stdin")
 	asJSON := fs.Bool("json", false, "print JSON")
+	explain := fs.String("explain", "", "one log `LINE` to tie to the NCCL source line that prints it (field meanings, permalink)")
+	version := fs.String("nccl-version", "", "NCCL `VERSION` the --explain line comes from (reads release-dependent numbers such as path types)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *explain != "" {
+		if *logFile != "" || *envFile != "" {
+			return usagef("--explain takes one line; give it without --log and --env")
+		}
+		x := doctor.ExplainLine(*explain, *version)
+		if *asJSON {
+			b, err := json.MarshalIndent(x, "", "  ")
+			if err != nil {
+				return fmt.Errorf("doctor: %w", err)
+			}
+			_, err = stdout.Write(append(b, '\n'))
+			return err
+		}
+		return doctor.WriteExplanation(stdout, x)
+	}
 	if *logFile == "" && *envFile == "" {
-		return usagef("give --log FILE, --env FILE or both")
+		return usagef("give --log FILE, --env FILE, both, or --explain LINE")
 	}
 	if *logFile == "-" && *envFile == "-" {
 		return usagef("only one of --log and --env can read stdin")
@@ -66,15 +82,12 @@ func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		out.Diagnoses = doctor.Diagnose(nil, env)
 	}
 	if *asJSON {
-		// Indented as json.Encoder with SetIndent("", "  ") wrote it before
-		// AppendJSON existed: same bytes, same trailing newline.
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, out.AppendJSON(nil), "", "  "); err != nil {
-			return fmt.Errorf("doctor: indent JSON: %w", err)
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(&out); err != nil {
+			return fmt.Errorf("doctor: encode JSON: %w", err)
 		}
-		buf.WriteByte('\n')
-		_, err := stdout.Write(buf.Bytes())
-		return err
+		return nil
 	}
 	if out.Summary != nil {
 		if err := doctor.WriteText(stdout, out.Summary, out.Diagnoses); err != nil {

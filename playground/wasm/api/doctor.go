@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -30,8 +31,8 @@ func (s *Session) Doctor(ctx context.Context, logText, envText string) Reply {
 	if len(envText) > MaxEnvDumpSize {
 		return errorReply(fieldErr("envdump", "the environment text is "+strconv.Itoa(len(envText))+" bytes; the limit is "+strconv.Itoa(MaxEnvDumpSize>>20)+" MiB"))
 	}
-	// The answer of `ncclsim doctor --json` (playground/cmd/ncclsim/doctor.go);
-	// Report.AppendJSON writes it without reflection or encoding/json.
+	// The answer of `ncclsim doctor --json` (playground/cmd/ncclsim/doctor.go),
+	// encoded with encoding/json from the same struct tags.
 	out := doctor.Report{Diagnoses: []doctor.Diagnosis{}}
 	env := ncclenv.Env{}
 	if envText != "" {
@@ -61,7 +62,11 @@ func (s *Session) Doctor(ctx context.Context, logText, envText string) Reply {
 	w.obj()
 	w.key("result")
 	w.sep()
-	w.b = out.AppendJSON(w.b)
+	body, err := json.Marshal(&out)
+	if err != nil {
+		return errorReply(err)
+	}
+	w.b = append(w.b, body...)
 	cmd := "ncclsim doctor"
 	if logText != "" {
 		cmd += " --log nccl.log"

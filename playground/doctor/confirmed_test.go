@@ -1,0 +1,97 @@
+package doctor
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
+)
+
+// confirmedNote is a data/logs/*.note file: the published log's URL, who
+// confirmed the cause, the diagnosis, and what that implies for the rules.
+type confirmedNote struct {
+	implies, contradicts, has []string
+}
+
+func readNote(t *testing.T, path string) confirmedNote {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n confirmedNote
+	seen := map[string]bool{}
+	for _, l := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			continue
+		}
+		seen[k] = true
+		switch k {
+		case "implies":
+			n.implies = strings.Fields(v)
+		case "contradicts":
+			n.contradicts = strings.Fields(v)
+		case "explanation has":
+			n.has = append(n.has, strings.TrimSpace(v))
+		}
+	}
+	for _, k := range []string{"url", "confirmed by", "diagnosis", "implies", "contradicts"} {
+		if !seen[k] {
+			t.Errorf("%s: no %q line", path, k)
+		}
+	}
+	return n
+}
+
+// TestConfirmedLogs runs the doctor on every published log whose cause a
+// maintainer or the reporter confirmed (data/logs/NAME.log with
+// NAME.note). The rule IDs the confirmed cause implies must fire, none it
+// contradicts may, each implied diagnosis names a fix and a check, and
+// every NCCL line is either tied to the catalog or listed as unknown.
+func TestConfirmedLogs(t *testing.T) {
+	notes, err := filepath.Glob(filepath.Join(logsDir, "*.note"))
+	if err != nil || len(notes) == 0 {
+		t.Fatalf("no notes in %s: %v", logsDir, err)
+	}
+	for _, np := range notes {
+		name := strings.TrimSuffix(filepath.Base(np), ".note")
+		t.Run(name, func(t *testing.T) {
+			n := readNote(t, np)
+			s := parseFile(t, filepath.Join(logsDir, name+".log"))
+			ds := Diagnose(s, ncclenv.Env{})
+			got := ids(ds)
+			for _, id := range n.implies {
+				if !slices.Contains(got, id) {
+					t.Errorf("confirmed cause implies %s; diagnoses %v", id, got)
+					continue
+				}
+				if d := find(ds, id); slices.ContainsFunc(lineRules, func(r Rule) bool { return r.ID == id }) &&
+					(!strings.Contains(d.Explanation, "Fix: ") || !strings.Contains(d.Explanation, "Check: ")) {
+					t.Errorf("%s: explanation without fix and check: %q", id, d.Explanation)
+				}
+			}
+			for _, id := range n.contradicts {
+				if slices.Contains(got, id) {
+					t.Errorf("%s fired, but the confirmed cause contradicts it (diagnoses %v)", id, got)
+				}
+			}
+			all := ""
+			for _, d := range ds {
+				all += d.Explanation + " "
+			}
+			for _, h := range n.has {
+				if !strings.Contains(all, h) {
+					t.Errorf("no diagnosis mentions %q", h)
+				}
+			}
+			m := s.Messages
+			if m.Matched+m.Unknown.Count != m.NCCL {
+				t.Errorf("messages: %d NCCL lines, %d matched, %d unknown", m.NCCL, m.Matched, m.Unknown.Count)
+			}
+		})
+	}
+}

@@ -1,0 +1,154 @@
+package doctor
+
+import (
+	"bufio"
+	"io"
+)
+
+// Text read from a log or an environment dump is data: before a line is
+// parsed, terminal control sequences are removed from it, so that colours
+// and window titles neither pollute the values read (version, network,
+// hosts) nor reach the terminal of whoever runs `ncclsim doctor`.
+//
+// stripControls removes, from one line:
+//   - CSI sequences: ESC [ parameters intermediates final (colours, cursor
+//     moves), and the 8-bit CSI U+009B;
+//   - OSC, DCS, SOS, PM and APC strings: ESC ] ... up to BEL or ESC \
+//     (window titles, hyperlinks), and their 8-bit forms;
+//   - other escape sequences (ESC and the bytes up to its final byte);
+//   - every other C0 control but TAB (NUL, BEL, backspace, ...), DEL and
+//     the C1 controls U+0080 to U+009F.
+//
+// It returns the cleaned line and how many sequences or controls it
+// removed. A line without ESC or controls is returned as is.
+func stripControls(b []byte) ([]byte, int) {
+	dirty := false
+	for _, c := range b {
+		if (c < 0x20 && c != '\t') || c == 0x7f || c == 0xc2 {
+			dirty = true
+			break
+		}
+	}
+	if !dirty {
+		return b, 0
+	}
+	out := make([]byte, 0, len(b))
+	removed := 0
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c == 0x1b {
+			i = skipEscape(b, i+1)
+			removed++
+			continue
+		}
+		if c == 0xc2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] <= 0x9f {
+			// A C1 control encoded in UTF-8.
+			switch b[i+1] {
+			case 0x9b: // CSI
+				i = skipCSI(b, i+2)
+			case 0x9d, 0x90, 0x98, 0x9e, 0x9f: // OSC, DCS, SOS, PM, APC
+				i = skipString(b, i+2)
+			default:
+				i += 2
+			}
+			removed++
+			continue
+		}
+		if (c < 0x20 && c != '\t') || c == 0x7f {
+			i++
+			removed++
+			continue
+		}
+		out = append(out, c)
+		i++
+	}
+	return out, removed
+}
+
+// skipEscape returns the index after the escape sequence whose ESC is just
+// before i.
+func skipEscape(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '[':
+		return skipCSI(b, i+1)
+	case ']', 'P', 'X', '^', '_':
+		return skipString(b, i+1)
+	}
+	// nF sequences: intermediates 0x20-0x2F, then one final byte.
+	for i < len(b) && b[i] >= 0x20 && b[i] <= 0x2f {
+		i++
+	}
+	if i < len(b) && b[i] >= 0x30 && b[i] <= 0x7e {
+		i++
+	}
+	return i
+}
+
+// skipCSI skips parameter bytes 0x30-0x3F, intermediate bytes 0x20-0x2F
+// and the final byte 0x40-0x7E.
+func skipCSI(b []byte, i int) int {
+	for i < len(b) && b[i] >= 0x30 && b[i] <= 0x3f {
+		i++
+	}
+	for i < len(b) && b[i] >= 0x20 && b[i] <= 0x2f {
+		i++
+	}
+	if i < len(b) && b[i] >= 0x40 && b[i] <= 0x7e {
+		i++
+	}
+	return i
+}
+
+// skipString skips a control string up to and including its terminator:
+// BEL, ESC \ or the 8-bit ST (U+009C). An unterminated string runs to the
+// end of the line.
+func skipString(b []byte, i int) int {
+	for i < len(b) {
+		switch {
+		case b[i] == 0x07:
+			return i + 1
+		case b[i] == 0x1b && i+1 < len(b) && b[i+1] == '\\':
+			return i + 2
+		case b[i] == 0xc2 && i+1 < len(b) && b[i+1] == 0x9c:
+			return i + 2
+		}
+		i++
+	}
+	return i
+}
+
+// crReader turns a lone carriage return (old Mac line ends, progress bars
+// that redraw a line) into a line feed, so that the text after it is read
+// as a line of its own instead of vanishing into the line before. CRLF is
+// left alone; readLine drops the CR.
+type crReader struct {
+	r *bufio.Reader
+}
+
+func newCRReader(r io.Reader) *crReader {
+	return &crReader{r: bufio.NewReaderSize(r, 64<<10)}
+}
+
+func (c *crReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		b, err := c.r.ReadByte()
+		if err != nil {
+			return n, err
+		}
+		if b == '\r' {
+			if next, err := c.r.Peek(1); err != nil || next[0] != '\n' {
+				b = '\n'
+			}
+		}
+		p[n] = b
+		n++
+		if c.r.Buffered() == 0 {
+			break // hand over what is here rather than wait for more
+		}
+	}
+	return n, nil
+}
