@@ -19,12 +19,18 @@ func (b *builder) checkCitations() Problems {
 			if msg := c.Check(cit); msg != "" {
 				ps = append(ps, Problem{n.Path, cit.Line, msg})
 			}
+			if msg := c.CheckLibrary(cit); msg != "" && cit.First {
+				ps = append(ps, Problem{n.Path, cit.Line, msg})
+			}
 		}
 	}
 	home := filepath.Join(b.opts.Root, "content", "pages", "home.md")
 	if src, err := os.ReadFile(home); err == nil {
 		for _, cit := range citecheck.Extract(string(src), 1) {
 			if msg := c.Check(cit); msg != "" {
+				ps = append(ps, Problem{b.rel(home), cit.Line, msg})
+			}
+			if msg := c.CheckLibrary(cit); msg != "" && cit.First {
 				ps = append(ps, Problem{b.rel(home), cit.Line, msg})
 			}
 		}
@@ -37,6 +43,9 @@ func (b *builder) checkCitations() Problems {
 		for i, u := range corr.Sources {
 			cit := citecheck.Citation{Line: corr.Line, URL: u, Sentence: corr.Correction, Siblings: citecheck.Siblings(links, i)}
 			if msg := c.Check(cit); msg != "" {
+				ps = append(ps, Problem{"data/corrections.yaml", corr.Line, "correction " + corr.ID + ": " + msg})
+			}
+			if msg := c.CheckLibrary(cit); msg != "" && i == 0 {
 				ps = append(ps, Problem{"data/corrections.yaml", corr.Line, "correction " + corr.ID + ": " + msg})
 			}
 		}

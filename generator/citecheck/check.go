@@ -18,6 +18,9 @@ const MaxLines = 40
 type Checker struct {
 	src *sources.Set
 	env map[envKey][]int
+	// readers maps a variable of the environment tables to the keys of
+	// the trees that read it.
+	readers map[string][]string
 }
 
 type envKey struct {
@@ -27,8 +30,11 @@ type envKey struct {
 
 // New returns a checker over the pinned trees and the environment tables.
 func New(src *sources.Set, env []envtable.Row) *Checker {
-	c := &Checker{src: src, env: map[envKey][]int{}}
+	c := &Checker{src: src, env: map[envKey][]int{}, readers: map[string][]string{}}
 	for _, r := range env {
+		if keys := readerKeys(r.Reader); len(keys) > 0 {
+			c.readers[r.Name] = keys
+		}
 		if r.File == "" || r.Line == 0 {
 			continue
 		}

@@ -19,11 +19,18 @@ func testChecker(t *testing.T) *Checker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := []envtable.Row{{Name: "NCCL_DEMO_VAR", File: "src/demo.cc", Line: 15, Status: "active", Reader: "NCCL"}}
+	env := []envtable.Row{
+		{Name: "NCCL_DEMO_VAR", File: "src/demo.cc", Line: 15, Status: "active", Reader: "NCCL"},
+		{Name: "TORCH_DEMO_VAR", File: "torch/demo.cpp", Line: 5, Status: "active", Reader: "PyTorch"},
+		{Name: "SHARED_DEMO_VAR", File: "torch/demo.cpp", Line: 6, Status: "active", Reader: "NCCL, PyTorch"},
+	}
 	return New(src, env)
 }
 
-const u = "https://github.com/NVIDIA/nccl/blob/v9.9.9-1/src/demo.cc"
+const (
+	u  = "https://github.com/NVIDIA/nccl/blob/v9.9.9-1/src/demo.cc"
+	pt = "https://github.com/pytorch/pytorch/blob/v9.9.9/torch/demo.cpp"
+)
 
 // Each note is a synthetic Markdown text with one or more permalinks; want
 // lists a fragment of every message the check must give, in order (none
@@ -69,6 +76,44 @@ func TestCheckNotes(t *testing.T) {
 			var got []string
 			for _, cit := range Extract(tt.note, 1) {
 				if msg := c.Check(cit); msg != "" {
+					got = append(got, msg)
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d messages %q, want %d %q", len(got), got, len(tt.want), tt.want)
+			}
+			for i := range got {
+				if !strings.Contains(got[i], tt.want[i]) {
+					t.Errorf("message %q does not contain %q", got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestCheckLibrary: a sentence that names an environment variable must cite
+// a line of a library that reads it, whatever else it cites; the message
+// comes once per sentence, from its first link.
+func TestCheckLibrary(t *testing.T) {
+	c := testChecker(t)
+	tests := []struct {
+		name, note string
+		want       []string
+	}{
+		{"variable of the cited library", "With `TORCH_DEMO_VAR` set, [`demoWatch`](" + pt + "#L20-L40) dumps.", nil},
+		{"PyTorch variable cited only in NCCL", "With `TORCH_DEMO_VAR` set, NCCL aborts ([`smallFunction`](" + u + "#L20-L30)).", []string{"`TORCH_DEMO_VAR` (read by pytorch/pytorch) but its permalinks open only NVIDIA/nccl"}},
+		{"NCCL variable cited only in PyTorch", "`NCCL_DEMO_VAR` is first read in 9.9 ([`demoWatch`](" + pt + "#L20-L40)).", []string{"`NCCL_DEMO_VAR` (read by NVIDIA/nccl) but its permalinks open only pytorch/pytorch"}},
+		{"one message for a sentence of two links", "`NCCL_DEMO_VAR` matters ([a](" + pt + "#L20), [b](" + pt + "#L30)).", []string{"`NCCL_DEMO_VAR`"}},
+		{"a sibling into the reading library suffices", "`TORCH_DEMO_VAR` calls into NCCL ([`smallFunction`](" + u + "#L20-L30), [read](" + pt + "#L5)).", nil},
+		{"a variable both libraries read", "`SHARED_DEMO_VAR` is set here ([`smallFunction`](" + u + "#L20-L30)).", nil},
+		{"no permalink, no verdict", "`TORCH_DEMO_VAR` is off by default ([env table](/env/#TORCH_DEMO_VAR)).", nil},
+		{"other sentences do not count", "`TORCH_DEMO_VAR` is off. NCCL aborts ([`smallFunction`](" + u + "#L20-L30)).", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, cit := range Extract(tt.note, 1) {
+				if msg := c.CheckLibrary(cit); msg != "" && cit.First {
 					got = append(got, msg)
 				}
 			}

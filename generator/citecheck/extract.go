@@ -27,6 +27,9 @@ type Citation struct {
 	// Siblings are the other links of the same sentence: a name the
 	// sentence gives is cited by the sibling that names or opens it.
 	Siblings []Link
+	// First marks the first link of its sentence, so that a check of the
+	// sentence as a whole (CheckLibrary) reports once.
+	First bool
 }
 
 // Link is a link's text and destination.
@@ -173,6 +176,7 @@ func (u *unit) citations() []Citation {
 				URL:      links[i].URL,
 				Sentence: s[sent[0]:sent[1]],
 				Siblings: Siblings(links, i),
+				First:    i == 0,
 			})
 		}
 	}
