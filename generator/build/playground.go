@@ -10,7 +10,7 @@ import (
 	"github.com/distributed-nav/distributed-nav/generator/sitetext"
 	"github.com/distributed-nav/distributed-nav/generator/sitetree"
 	"github.com/distributed-nav/distributed-nav/playground/presets"
-	"github.com/distributed-nav/distributed-nav/playground/wasm/api"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 )
 
 // The playground's default system: the card's case, an 8x RTX 4090 box on
@@ -43,7 +43,7 @@ func (b *builder) playgroundTexts() ([]sitetext.Widget, error) {
 // playgroundPages writes the playground section: each page carries the
 // static results of its default preset (what readers without JavaScript, and
 // the printed handbook, see), rendered by the same Go code as the live widget
-// (api.StaticHTML: tables and SVG figures), and the widget the browser mounts
+// (service.StaticHTML: tables and SVG figures), and the widget the browser mounts
 // over them.
 func (b *builder) playgroundPages(ctx context.Context) ([]sitetree.NavItem, error) {
 	p, err := presets.Get(defaultPreset)
@@ -66,9 +66,9 @@ func (b *builder) playgroundPages(ctx context.Context) ([]sitetree.NavItem, erro
 		if w.Slug == "estimator" {
 			// The estimator opens on the RTX 4090 box without P2P that has
 			// published measurements to draw next to the prediction.
-			preset = api.EstimatorDefaultPreset
+			preset = service.EstimatorDefaultPreset
 		}
-		static, err := api.StaticHTML(ctx, w.Slug, preset)
+		static, err := service.StaticHTML(ctx, w.Slug, preset)
 		if err != nil {
 			return nil, fmt.Errorf("playground: static %s view of %s: %w", w.Slug, preset, err)
 		}

@@ -2,8 +2,9 @@
 // simulated job: a host topology (topo) replicated over some nodes, path
 // computation and trimming (topo.Analyze), the ring/tree/NVLS graph search
 // (graph.SearchAll) and the tuning model (tune.NewModel), all under one NCCL
-// environment. The CLI (ncclsim) and the wasm playground call it; it holds
-// no state of its own.
+// environment. It is the only implementation of that pipeline: package
+// service (behind ncclsim, the wasm adapter and the generator's static
+// views) and the estimator's fit call it; it holds no state of its own.
 package model
 
 import (
@@ -31,8 +32,24 @@ type Result struct {
 }
 
 // Build runs the pipeline for host (one node's topology) over nodes
-// identical nodes with environment env. The search honours ctx.
+// identical nodes with environment env: Search, then Tune. The search
+// honours ctx.
 func Build(ctx context.Context, host *topo.System, nodes int, env ncclenv.Env) (*Result, error) {
+	res, err := Search(ctx, host, nodes, env)
+	if err != nil {
+		return nil, err
+	}
+	if err := res.AddTuning(env); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Search runs the stages before tuning: it replicates host over nodes,
+// analyses the paths and searches the graphs. The Result has no Tune
+// model yet (AddTuning adds it); the topology view needs nothing more, and
+// it stays available when the environment makes the tuning model fail.
+func Search(ctx context.Context, host *topo.System, nodes int, env ncclenv.Env) (*Result, error) {
 	if host == nil {
 		return nil, fmt.Errorf("model: no topology")
 	}
@@ -51,20 +68,26 @@ func Build(ctx context.Context, host *topo.System, nodes int, env ncclenv.Env) (
 	if err != nil {
 		return nil, fmt.Errorf("model: graph search: %w", err)
 	}
+	return &Result{System: sys, Analysis: a, Search: sr, Notes: append([]string(nil), sr.Notes...)}, nil
+}
+
+// AddTuning builds the tuning model on a Search result under env (the
+// same environment the search ran with) and records its notes.
+func (res *Result) AddTuning(env ncclenv.Env) error {
 	opts, err := tune.OptionsFromEnv(env)
 	if err != nil {
-		return nil, fmt.Errorf("model: %w", err)
+		return fmt.Errorf("model: %w", err)
 	}
-	ts, tg := TuneInputs(sr, a.Local)
+	ts, tg := TuneInputs(res.Search, res.Analysis.Local)
 	tm, err := tune.NewModel(ts, tg, opts)
 	if err != nil {
-		return nil, fmt.Errorf("model: tuning: %w", err)
+		return fmt.Errorf("model: tuning: %w", err)
 	}
-	res := &Result{System: sys, Analysis: a, Search: sr, Tune: tm, Notes: append([]string(nil), sr.Notes...)}
-	if sr.NChannels != tm.CommNChannels {
-		res.Notes = append(res.Notes, fmt.Sprintf("graph search derived %d channels, the tuning model %d; the tuning model's count is used", sr.NChannels, tm.CommNChannels))
+	res.Tune = tm
+	if res.Search.NChannels != tm.CommNChannels {
+		res.Notes = append(res.Notes, fmt.Sprintf("graph search derived %d channels, the tuning model %d; the tuning model's count is used", res.Search.NChannels, tm.CommNChannels))
 	}
-	return res, nil
+	return nil
 }
 
 // BuildXML parses a topology XML (as NCCL_TOPO_DUMP_FILE writes it) and runs

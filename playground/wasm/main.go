@@ -7,12 +7,12 @@
 //	  version,                     // the NCCL release modelled
 //	  presets()            -> JSON // [{name, description}]
 //	  presetXML(name)      -> string (the topology XML) or error JSON
-//	  topo(request)        -> reply // see api.Session.Topo
-//	  tune(request)        -> reply // api.Session.Tune
-//	  estimate(request)    -> reply // api.Session.Estimate
-//	  estimator(request)   -> reply // api.Session.Estimator
-//	  step(request)        -> reply // api.Session.Step
-//	  doctor({log, env})   -> reply // api.Session.Doctor
+//	  topo(request)        -> reply // see service.TopoPage
+//	  tune(request)        -> reply // service.TunePage
+//	  estimate(request)    -> reply // service.EstimatePage
+//	  estimator(request)   -> reply // service.EstimatorPage
+//	  step(request)        -> reply // service.StepPage
+//	  doctor({log, env})   -> reply // service.DoctorPage
 //	}
 //
 // A request is a plain object: {preset | xml, xmlName, nodes, p2p, env:
@@ -38,6 +38,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"runtime"
@@ -46,64 +47,72 @@ import (
 	"syscall/js"
 	"time"
 
-	"github.com/distributed-nav/distributed-nav/playground/wasm/api"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 )
 
 func main() {
-	register(js.Global(), api.NewSession())
+	register(js.Global(), service.New())
 	select {}
 }
 
 // register installs the API object as g.distnav and returns it. The
 // functions stay alive for the life of the module, so they are never
 // released.
-func register(g js.Value, s *api.Session) js.Value {
+func register(g js.Value, s *service.Service) js.Value {
 	obj := js.Global().Get("Object").New()
-	obj.Set("version", api.NCCLVersion)
+	obj.Set("version", service.NCCLVersion)
 	obj.Set("presets", js.FuncOf(func(js.Value, []js.Value) any {
-		return guard(s.PresetsJSON)
+		return guard(func() string {
+			list, err := s.Presets()
+			if err != nil {
+				return service.ErrorJSON(err)
+			}
+			b, err := json.Marshal(list)
+			if err != nil {
+				return service.ErrorJSON(err)
+			}
+			return string(b)
+		})
 	}))
 	obj.Set("presetXML", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		return guard(func() string {
 			name := argString(args, 0)
 			x, err := s.PresetXML(name)
 			if err != nil {
-				return api.ErrorJSON(err)
+				return service.ErrorJSON(err)
 			}
 			return x
 		})
 	}))
-	call := func(f func(context.Context, *api.Request) api.Reply) js.Func {
+	call := func(question string) js.Func {
 		return js.FuncOf(func(_ js.Value, args []js.Value) any {
-			return guardReply(func() api.Reply {
+			return guardReply(func() service.Reply {
 				req, err := request(args)
 				if err != nil {
-					return api.Reply{JSON: api.ErrorJSON(err)}
+					return service.Reply{JSON: service.ErrorJSON(err)}
 				}
-				return f(context.Background(), req)
+				return s.Answer(context.Background(), question, req)
 			})
 		})
 	}
-	obj.Set("topo", call(s.Topo))
-	obj.Set("tune", call(s.Tune))
-	obj.Set("estimate", call(s.Estimate))
-	obj.Set("estimator", call(s.Estimator))
-	obj.Set("step", call(s.Step))
+	for _, q := range []string{service.PageTopo, service.PageTune, service.PageEstimate, service.PageEstimator, service.PageStep} {
+		obj.Set(q, call(q))
+	}
 	obj.Set("doctor", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		return guardReply(func() api.Reply {
+		return guardReply(func() service.Reply {
 			if len(args) == 0 || args[0].Type() != js.TypeObject {
-				return api.Reply{JSON: api.ErrorJSON(&api.FieldError{Field: "log", Message: "the request must be an object"})}
+				return service.Reply{JSON: service.ErrorJSON(&service.FieldError{Field: "log", Message: "the request must be an object"})}
 			}
 			o := args[0]
-			logText, err := textField(o, "log", api.MaxLogBytes)
+			logText, err := textField(o, "log", service.MaxLogBytes)
 			if err != nil {
-				return api.Reply{JSON: api.ErrorJSON(err)}
+				return service.Reply{JSON: service.ErrorJSON(err)}
 			}
-			envText, err := textField(o, "env", api.MaxEnvDumpSize)
+			envText, err := textField(o, "env", service.MaxEnvDumpSize)
 			if err != nil {
-				return api.Reply{JSON: api.ErrorJSON(&api.FieldError{Field: "envdump", Message: err.(*api.FieldError).Message})}
+				return service.Reply{JSON: service.ErrorJSON(&service.FieldError{Field: "envdump", Message: err.(*service.FieldError).Message})}
 			}
-			return s.Doctor(context.Background(), logText, envText)
+			return s.AnswerDoctor(context.Background(), logText, envText)
 		})
 	}))
 	g.Set("distnav", obj)
@@ -114,7 +123,7 @@ func register(g js.Value, s *api.Session) js.Value {
 func guard(f func() string) (out string) {
 	defer func() {
 		if r := recover(); r != nil {
-			out = api.ErrorJSON(errors.New("internal error (please report it): " + panicText(r)))
+			out = service.ErrorJSON(errors.New("internal error (please report it): " + panicText(r)))
 		}
 	}()
 	return f()
@@ -122,17 +131,17 @@ func guard(f func() string) (out string) {
 
 // guardReply runs f and converts its reply into a JS object {json,
 // figures}; a panic becomes the error object.
-func guardReply(f func() api.Reply) (out any) {
+func guardReply(f func() service.Reply) (out any) {
 	defer func() {
 		if r := recover(); r != nil {
-			out = replyValue(api.Reply{JSON: api.ErrorJSON(errors.New("internal error (please report it): " + panicText(r)))})
+			out = replyValue(service.Reply{JSON: service.ErrorJSON(errors.New("internal error (please report it): " + panicText(r)))})
 		}
 	}()
 	return replyValue(f())
 }
 
 // replyValue builds the JS object of a reply.
-func replyValue(r api.Reply) js.Value {
+func replyValue(r service.Reply) js.Value {
 	o := js.Global().Get("Object").New()
 	o.Set("json", r.JSON)
 	figs := js.Global().Get("Object").New()
@@ -152,11 +161,11 @@ func textField(o js.Value, name string, limit int) (string, error) {
 		return "", nil
 	case js.TypeString:
 		if n := strLen(v); n > limit {
-			return "", &api.FieldError{Field: name, Message: "the text is " + strconv.Itoa(n) + " characters long; the limit here is " + strconv.Itoa(limit>>20) + " MiB"}
+			return "", &service.FieldError{Field: name, Message: "the text is " + strconv.Itoa(n) + " characters long; the limit here is " + strconv.Itoa(limit>>20) + " MiB"}
 		}
 		return v.String(), nil
 	}
-	return "", &api.FieldError{Field: name, Message: "want text"}
+	return "", &service.FieldError{Field: name, Message: "want text"}
 }
 
 // panicText describes a recovered value without fmt.
@@ -181,12 +190,12 @@ func argString(args []js.Value, i int) string {
 
 // request reads the request object, checking types and sizes before
 // copying anything large into Go.
-func request(args []js.Value) (*api.Request, error) {
+func request(args []js.Value) (*service.Request, error) {
 	if len(args) == 0 || args[0].Type() != js.TypeObject {
-		return nil, &api.FieldError{Field: "", Message: "the request must be an object"}
+		return nil, &service.FieldError{Field: "", Message: "the request must be an object"}
 	}
 	o := args[0]
-	req := &api.Request{}
+	req := &service.Request{}
 	str := func(name string, limit int) (string, error) {
 		v := o.Get(name)
 		switch v.Type() {
@@ -198,19 +207,19 @@ func request(args []js.Value) (*api.Request, error) {
 				if name == "xml" {
 					msg = "the topology XML is " + strconv.Itoa(n) + " characters long; the limit is " + strconv.Itoa(limit>>20) + " MiB (a real dump is well under 100 KB)"
 				}
-				return "", &api.FieldError{Field: name, Message: msg}
+				return "", &service.FieldError{Field: name, Message: msg}
 			}
 			return v.String(), nil
 		case js.TypeNumber:
 			return strconv.FormatFloat(v.Float(), 'f', -1, 64), nil
 		}
-		return "", &api.FieldError{Field: name, Message: "want text"}
+		return "", &service.FieldError{Field: name, Message: "want text"}
 	}
 	var err error
 	if req.Preset, err = str("preset", 256); err != nil {
 		return nil, err
 	}
-	if req.XML, err = str("xml", api.MaxXMLBytes); err != nil {
+	if req.XML, err = str("xml", service.MaxXMLBytes); err != nil {
 		return nil, err
 	}
 	if req.XMLName, err = str("xmlName", 256); err != nil {
@@ -231,7 +240,7 @@ func request(args []js.Value) (*api.Request, error) {
 	if v := o.Get("firstIteration"); v.Type() == js.TypeBoolean {
 		req.Step.FirstIteration = v.Bool()
 	}
-	if req.Nodes, err = intField(o, "nodes", 1, api.MaxNodes); err != nil {
+	if req.Nodes, err = intField(o, "nodes", 1, service.MaxNodes); err != nil {
 		return nil, err
 	}
 	if req.Channel, err = intField(o, "channel", -1, 1<<20); err != nil {
@@ -247,27 +256,27 @@ func request(args []js.Value) (*api.Request, error) {
 	switch env.Type() {
 	case js.TypeUndefined, js.TypeNull:
 	case js.TypeString:
-		if strLen(env) > api.MaxEnvVars*api.MaxEnvLen {
-			return nil, &api.FieldError{Field: "env", Message: "the environment text is too long"}
+		if strLen(env) > service.MaxEnvVars*service.MaxEnvLen {
+			return nil, &service.FieldError{Field: "env", Message: "the environment text is too long"}
 		}
 		req.Env = strings.Split(env.String(), "\n")
 	case js.TypeObject:
 		if !js.Global().Get("Array").Call("isArray", env).Bool() {
-			return nil, &api.FieldError{Field: "env", Message: "want a list of NAME=VALUE assignments"}
+			return nil, &service.FieldError{Field: "env", Message: "want a list of NAME=VALUE assignments"}
 		}
 		n := env.Length()
-		if n > api.MaxEnvVars {
-			return nil, &api.FieldError{Field: "env", Message: "too many variables (" + strconv.Itoa(n) + "; the limit is " + strconv.Itoa(api.MaxEnvVars) + ")"}
+		if n > service.MaxEnvVars {
+			return nil, &service.FieldError{Field: "env", Message: "too many variables (" + strconv.Itoa(n) + "; the limit is " + strconv.Itoa(service.MaxEnvVars) + ")"}
 		}
 		for i := 0; i < n; i++ {
 			v := env.Index(i)
-			if v.Type() != js.TypeString || strLen(v) > api.MaxEnvLen {
-				return nil, &api.FieldError{Field: "env", Message: "each variable must be NAME=VALUE text of at most " + strconv.Itoa(api.MaxEnvLen) + " characters"}
+			if v.Type() != js.TypeString || strLen(v) > service.MaxEnvLen {
+				return nil, &service.FieldError{Field: "env", Message: "each variable must be NAME=VALUE text of at most " + strconv.Itoa(service.MaxEnvLen) + " characters"}
 			}
 			req.Env = append(req.Env, v.String())
 		}
 	default:
-		return nil, &api.FieldError{Field: "env", Message: "want a list of NAME=VALUE assignments"}
+		return nil, &service.FieldError{Field: "env", Message: "want a list of NAME=VALUE assignments"}
 	}
 	if cb := o.Get("onProgress"); cb.Type() == js.TypeFunction {
 		req.Progress = func(steps int64) { cb.Invoke(float64(steps)) }
@@ -284,7 +293,7 @@ func strLen(v js.Value) int { return js.Global().Get("Object").Invoke(v).Get("le
 // intField reads an integer given as a number or as decimal text.
 func intField(o js.Value, name string, lo, hi int) (int, error) {
 	v := o.Get(name)
-	bad := &api.FieldError{Field: name, Message: "want a whole number from " + strconv.Itoa(lo) + " to " + strconv.Itoa(hi)}
+	bad := &service.FieldError{Field: name, Message: "want a whole number from " + strconv.Itoa(lo) + " to " + strconv.Itoa(hi)}
 	switch v.Type() {
 	case js.TypeUndefined, js.TypeNull:
 		return 0, nil

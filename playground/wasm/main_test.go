@@ -9,7 +9,7 @@ import (
 	"syscall/js"
 	"testing"
 
-	"github.com/distributed-nav/distributed-nav/playground/wasm/api"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 )
 
 // These tests run under node:
@@ -22,7 +22,7 @@ import (
 func newAPI(t *testing.T) js.Value {
 	t.Helper()
 	holder := js.Global().Get("Object").New()
-	return register(holder, api.NewSession())
+	return register(holder, service.New())
 }
 
 // answer is a decoded reply.
@@ -82,7 +82,7 @@ func obj(kv map[string]any) js.Value { return js.ValueOf(kv) }
 
 func TestPresetsAndVersion(t *testing.T) {
 	o := newAPI(t)
-	if v := o.Get("version").String(); v != api.NCCLVersion {
+	if v := o.Get("version").String(); v != service.NCCLVersion {
 		t.Errorf("version = %q", v)
 	}
 	v := o.Call("presets")
@@ -203,7 +203,7 @@ func TestNamesAreEscaped(t *testing.T) {
 }
 
 func TestGuardRecoversPanics(t *testing.T) {
-	out := guardReply(func() api.Reply { var m map[string]int; m["x"] = 1; return api.Reply{} }).(js.Value)
+	out := guardReply(func() service.Reply { var m map[string]int; m["x"] = 1; return service.Reply{} }).(js.Value)
 	var a answer
 	if err := json.Unmarshal([]byte(out.Get("json").String()), &a); err != nil {
 		t.Fatal(err)
@@ -237,7 +237,7 @@ func TestProgressAndTimeout(t *testing.T) {
 
 func TestEstimatorStepDoctor(t *testing.T) {
 	o := newAPI(t)
-	est := ok(t, call(t, o, "estimator", obj(map[string]any{"preset": api.EstimatorDefaultPreset, "coll": "allreduce", "bytes": "1M"})))
+	est := ok(t, call(t, o, "estimator", obj(map[string]any{"preset": service.EstimatorDefaultPreset, "coll": "allreduce", "bytes": "1M"})))
 	if m := est["measurements"].([]any); len(m) == 0 {
 		t.Error("no measurements")
 	}

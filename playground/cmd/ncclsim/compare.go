@@ -1,96 +1,18 @@
 package main
 
-// This file implements `ncclsim compare`: a user's nccl-tests output
-// (package nccltests) next to NCCL's model and the calibrated estimate of
-// the system the flags name, per size, with what the gap means (package
-// compare).
+// This file implements `ncclsim compare`: a user's nccl-tests output next
+// to NCCL's model and the calibrated estimate of the system the flags
+// name, per size, with what the gap means (service.CompareResult).
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
-	"github.com/distributed-nav/distributed-nav/playground/compare"
-	"github.com/distributed-nav/distributed-nav/playground/estimate"
-	"github.com/distributed-nav/distributed-nav/playground/model"
-	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
-	"github.com/distributed-nav/distributed-nav/playground/nccltests"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 )
-
-// compareOutput is the JSON form of `ncclsim compare`: the comparison of
-// the chosen run, plus what the file held.
-type compareOutput struct {
-	*compare.Result
-	Topology string              `json:"topology"`
-	Run      int                 `json:"run"`
-	Runs     int                 `json:"runs_in_file"`
-	Warnings []nccltests.Warning `json:"warnings"`
-	Problems []tuneProblem       `json:"problems"`
-	Others   []compareRunSummary `json:"other_runs,omitempty"`
-}
-
-// compareRunSummary names a run of the file not compared.
-type compareRunSummary struct {
-	Run        int               `json:"run"`
-	Coll       string            `json:"coll"`
-	NRanks     int               `json:"nranks"`
-	HeaderLine int               `json:"header_line"`
-	Env        map[string]string `json:"env"`
-}
-
-// readNCCLTests parses the nccl-tests output in file name ("-" = stdin)
-// with the --coll/--nranks overrides.
-func readNCCLTests(name string, stdin io.Reader, coll string, nranks int) (*nccltests.File, error) {
-	var opts nccltests.Options
-	if coll != "" {
-		c, err := nccltests.ParseCollective(coll)
-		if err != nil {
-			return nil, usagef("--coll: %v", err)
-		}
-		opts.Collective = c
-	}
-	if nranks < 0 || nranks > nccltests.MaxRanks {
-		return nil, usagef("--nranks %d: want 1..%d", nranks, nccltests.MaxRanks)
-	}
-	opts.NRanks = nranks
-	r := stdin
-	if name != "-" {
-		fh, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		defer fh.Close()
-		r = fh
-	}
-	f, err := nccltests.Parse(r, opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return f, nil
-}
-
-// builderFor models the loaded system with extra NCCL variables under the
-// flags' own (the flags win).
-func builderFor(l *loadedSystem, fabric estimate.Fabric, cal *estimate.Calibration) compare.Builder {
-	return func(ctx context.Context, extra map[string]string) (*estimate.System, error) {
-		env := map[string]string{}
-		for k, v := range extra {
-			env[k] = v
-		}
-		for _, n := range l.env.Names() {
-			env[n], _ = l.env.Lookup(n)
-		}
-		res, err := model.Build(ctx, l.host, l.nodes, ncclenv.New(env))
-		if err != nil {
-			return nil, err
-		}
-		return estimate.NewSystem(res, fabric, cal)
-	}
-}
 
 // runCompare implements `ncclsim compare`.
 func runCompare(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -102,7 +24,7 @@ func runCompare(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	coll := fs.String("coll", "", "collective of the runs (default: from the file)")
 	nranks := fs.Int("nranks", 0, "rank count of the runs (default: from the file)")
 	which := fs.Int("run", 0, "which run of the file to compare, 1 = the first (default: the first NCCL models)")
-	fabricFlag := fs.String("fabric", "auto", "network between nodes: auto, rdma or tcp")
+	fabric := fs.String("fabric", "auto", "network between nodes: auto, rdma or tcp")
 	calPath := fs.String("calibration", "", "calibration file (default: the one built into ncclsim)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ncclsim compare (--preset NAME | --xml FILE) [--nodes N] [--p2p MODE] [--env NAME=VALUE]... --nccl-tests FILE [--coll C] [--nranks N] [--run K] [--fabric F] [--json]")
@@ -118,73 +40,49 @@ func runCompare(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if *file == "-" && sf.xml == "-" {
 		return usagef("--nccl-tests - and --xml - cannot both read standard input")
 	}
-	fabric, err := estimate.ParseFabric(*fabricFlag)
-	if err != nil {
-		return usagef("--fabric: %v", err)
-	}
-	cal, err := loadCalibration(*calPath)
+	svc, err := newService(*calPath)
 	if err != nil {
 		return err
 	}
-	l, err := sf.load(stdin, stderr)
+	req, err := sf.request(stdin)
 	if err != nil {
 		return err
 	}
-	nf, err := readNCCLTests(*file, stdin, *coll, *nranks)
+	req.Fabric = *fabric
+	r, closeFn, err := openInput(*file, stdin)
 	if err != nil {
 		return err
 	}
-	k := *which
-	if k < 0 || k > len(nf.Runs) {
-		return usagef("--run %d: the file holds %d run(s)", k, len(nf.Runs))
-	}
-	if k == 0 {
-		for i, r := range nf.Runs {
-			if _, ok := r.Func(); ok {
-				k = i + 1
-				break
-			}
-		}
-		if k == 0 {
-			return fmt.Errorf("%s: no run of a collective NCCL's tuning model describes (first: %s at line %d)", *file, nf.Runs[0].Collective, nf.Runs[0].HeaderLine)
-		}
-	}
-	res, err := compare.Compare(ctx, nf.Runs[k-1], builderFor(l, fabric, cal))
+	defer closeFn()
+	out, err := svc.Compare(ctx, req, service.CompareRequest{Run: *which,
+		NCCLTests: service.NCCLTestsInput{Text: r, Name: *file, Coll: *coll, NRanks: *nranks}})
 	if err != nil {
-		return err
+		return cliError(err, req, stderr)
 	}
-	out := compareOutput{Result: res, Topology: l.name, Run: k, Runs: len(nf.Runs), Warnings: nf.Warnings, Problems: tuneProblems(l.problems)}
-	if out.Warnings == nil {
-		out.Warnings = []nccltests.Warning{}
-	}
-	for i, r := range nf.Runs {
-		if i != k-1 {
-			out.Others = append(out.Others, compareRunSummary{Run: i + 1, Coll: string(r.Collective), NRanks: r.NRanks, HeaderLine: r.HeaderLine, Env: r.Env})
-		}
-	}
+	report(stderr, out.Checked)
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			return fmt.Errorf("write JSON: %w", err)
-		}
-		return nil
+		return writeJSON(stdout, out)
 	}
-	if _, err := io.WriteString(stdout, formatCompare(&out)); err != nil {
+	if _, err := io.WriteString(stdout, formatCompare(out)); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
 	return nil
 }
 
 // formatCompare renders a comparison as text.
-func formatCompare(o *compareOutput) string {
+func formatCompare(o *service.CompareResult) string {
 	var b strings.Builder
 	r := o.Result
 	fmt.Fprintf(&b, "%s of %s on %s x %d node(s), %d ranks: run %d of %d (table at line %d; collective from the %s, rank count from the %s)\n",
 		r.Coll, r.Dtype, o.Topology, r.NNodes, r.NRanks, o.Run, o.Runs, r.HeaderLine, r.CollFrom, r.NRanksFrom)
 	if len(r.Env) > 0 {
 		var kv []string
-		for _, k := range sortedKeys(r.Env) {
+		keys := make([]string, 0, len(r.Env))
+		for k := range r.Env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
 			kv = append(kv, k+"="+r.Env[k])
 		}
 		fmt.Fprintf(&b, "modelled with the run's %s\n", strings.Join(kv, " "))
@@ -236,15 +134,6 @@ func pctText(v *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%+.1f%%", *v)
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func medText(v *float64) string {

@@ -191,7 +191,7 @@ func TestStepFromGPU(t *testing.T) {
 		t.Errorf("override: exit %d", code)
 	}
 	code, _, errs = runWithStdin("", "step", "--preset", "rtx4090-2x", "--params", "1B", "--batch", "4", "--forward-ms", "1", "--backward-ms", "2")
-	if code != 2 || !strings.Contains(errs, "--batch works with --gpu") {
+	if code != 2 || !strings.Contains(errs, "--batch: works with --gpu only") {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 }

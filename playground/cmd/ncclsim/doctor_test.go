@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +47,7 @@ func TestDoctorJSONFromStdinWithEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got doctorJSON
+	var got service.DoctorResult
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}

@@ -1,66 +1,20 @@
 package main
 
 // This file implements `ncclsim estimate`: the time of one collective as
-// NCCL's tuning model predicts it (the algorithm/protocol NCCL would pick,
-// its channel and thread counts, and the model time) and as the calibrated
-// estimator expects nccl-tests to measure it (package estimate), in the
-// JSON shape the design fixes. The top-level values are the calibrated
-// ones.
+// NCCL's tuning model predicts it and as the calibrated estimator expects
+// nccl-tests to measure it (service.EstimateResult).
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
-
-// estimateBlock is one estimator's answer.
-type estimateBlock struct {
-	Algo      string  `json:"algo"`
-	Proto     string  `json:"proto"`
-	NChannels int     `json:"nchannels"`
-	NThreads  int     `json:"nthreads"`
-	TimeUs    float64 `json:"time_us"`
-	AlgBw     float64 `json:"algbw_GBps"`
-	BusBw     float64 `json:"busbw_GBps"`
-}
-
-// modelBlock adds the tuning model's own terms to estimateBlock.
-type modelBlock struct {
-	estimateBlock
-	// LatencyUs and BandwidthGBps are the table cell of the chosen pair
-	// (before the size-dependent corrections of ncclTopoGetAlgoTime).
-	LatencyUs     float64 `json:"latency_us"`
-	BandwidthGBps float64 `json:"bandwidth_GBps"`
-	// Costs is the cost table NCCL compared (µs; -1 unusable, absent when
-	// the pair was not considered).
-	Costs map[string]float64 `json:"costs"`
-}
-
-// estimateOutput is the JSON form of `ncclsim estimate`. The top-level
-// fields repeat the block named by Source.
-type estimateOutput struct {
-	Coll         string `json:"coll"`
-	Bytes        uint64 `json:"bytes"`
-	BytesPerRank uint64 `json:"bytes_per_rank"`
-	Datatype     string `json:"dtype"`
-	NRanks       int    `json:"nranks"`
-	NNodes       int    `json:"nnodes"`
-	Topology     string `json:"topology"`
-	estimateBlock
-	Source string     `json:"source"`
-	Model  modelBlock `json:"model"`
-	// Calibrated is the calibrated estimate with the terms it is made of,
-	// its path class, the error band observed for that class and how many
-	// datasets support it.
-	Calibrated *estimate.Calibrated `json:"calibrated"`
-	Env        map[string]string    `json:"env"`
-	Problems   []tuneProblem        `json:"problems"`
-}
 
 // runEstimate implements `ncclsim estimate`; stdin is read for "-" file names.
 func runEstimate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -83,87 +37,57 @@ func runEstimate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if *coll == "" || *bytesFlag == "" {
 		return usagef("--coll and --bytes are required")
 	}
-	f, err := tune.LookupFunc(*coll)
-	if err != nil {
-		return usagef("--coll: %v", err)
-	}
-	nBytes, err := parseByteCount(*bytesFlag)
-	if err != nil {
-		return usagef("--bytes: %v", err)
-	}
-	dt, err := tune.LookupDatatype(*dtype)
-	if err != nil {
-		return usagef("--dtype: %v", err)
-	}
-	fabric, err := estimate.ParseFabric(*fabricFlag)
-	if err != nil {
-		return usagef("--fabric: %v", err)
-	}
-	cal, err := loadCalibration(*calPath)
+	svc, err := newService(*calPath)
 	if err != nil {
 		return err
 	}
-	run, err := buildTuneModel(ctx, &sf, stdin, stderr)
+	req, err := sf.request(stdin)
 	if err != nil {
 		return err
 	}
-	sys, err := estimate.NewSystem(run.res, fabric, cal)
+	req.Coll, req.Bytes, req.Dtype, req.Fabric = *coll, *bytesFlag, *dtype, *fabricFlag
+	out, err := svc.Estimate(ctx, req)
 	if err != nil {
-		return err
+		return cliError(err, req, stderr)
 	}
-	m := run.res.Tune
-	e, err := sys.Estimate(tune.Request{Func: f, NBytes: nBytes, Datatype: dt})
-	if err != nil {
-		return err
-	}
-	mb := modelBlock{estimateBlock: blockOf(e.Model),
-		LatencyUs:     e.ModelLatencyUs,
-		BandwidthGBps: e.ModelBandwidthGBps,
-		Costs:         map[string]float64{}}
-	for a := tune.Algorithm(0); a < tune.NumAlgorithms; a++ {
-		for p := tune.Protocol(0); p < tune.NumProtocols; p++ {
-			if v := e.Costs[a][p]; v != tune.Ignore {
-				mb.Costs[a.String()+"/"+p.String()] = float64(v)
-			}
-		}
-	}
-	cb := e.Calibrated
-	out := estimateOutput{
-		Coll: f.String(), Bytes: nBytes, Datatype: dt.String(), NRanks: m.Sys.NRanks, NNodes: m.Sys.NNodes, Topology: run.name,
-		estimateBlock: blockOf(cb.Prediction), Source: "calibrated", Model: mb, Calibrated: &cb,
-		Env: tuneEnvMap(run.env), Problems: tuneProblems(run.problems),
-	}
-	out.BytesPerRank = nBytes
-	if f == tune.AllGather || f == tune.ReduceScatter {
-		out.BytesPerRank = nBytes / uint64(m.Sys.NRanks)
-	}
+	report(stderr, out.Checked)
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			return fmt.Errorf("write JSON: %w", err)
-		}
-		return nil
+		return writeJSON(stdout, out)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s of %d bytes (%s) on %s x %d node(s), %d ranks\n", out.Coll, nBytes, dt, run.name, m.Sys.NNodes, m.Sys.NRanks)
-	if f == tune.AllGather || f == tune.ReduceScatter {
+	mb := out.Model
+	fmt.Fprintf(&b, "%s of %d bytes (%s) on %s x %d node(s), %d ranks\n", out.Coll, out.Bytes, out.Datatype, out.Topology, out.NNodes, out.NRanks)
+	if f, _ := tune.LookupFunc(out.Coll); f == tune.AllGather || f == tune.ReduceScatter {
 		fmt.Fprintf(&b, "  (%d bytes per rank; NCCL and nccl-tests count the whole buffer)\n", out.BytesPerRank)
 	}
-	fmt.Fprintf(&b, "NCCL tuning model (v2.30.7-1), what NCCL believes: %s/%s on %d channels x %d threads\n", mb.Algo, mb.Proto, mb.NChannels, mb.NThreads)
+	fmt.Fprintf(&b, "NCCL tuning model (%s), what NCCL believes: %s/%s on %d channels x %d threads\n", service.NCCLVersion, mb.Algo, mb.Proto, mb.NChannels, mb.NThreads)
 	fmt.Fprintf(&b, "  time %.2f us = %.1f us latency + size / %.1f GB/s (with the size corrections of ncclTopoGetAlgoTime)\n",
 		mb.TimeUs, mb.LatencyUs, mb.BandwidthGBps)
 	fmt.Fprintf(&b, "  algbw %.2f GB/s, busbw %.2f GB/s\n", mb.AlgBw, mb.BusBw)
-	writeCalibratedText(&b, &cb)
+	writeCalibratedText(&b, out.Calibrated)
 	if _, err := io.WriteString(stdout, b.String()); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
 	return nil
 }
 
-// blockOf converts an estimator prediction to the JSON block.
-func blockOf(p estimate.Prediction) estimateBlock {
-	return estimateBlock{p.Algo, p.Proto, p.NChannels, p.NThreads, p.TimeUs, p.AlgBwGBps, p.BusBwGBps}
+// newService returns the service, with the calibration file calPath in
+// place of the built-in one when it is given.
+func newService(calPath string) (*service.Service, error) {
+	svc := service.New()
+	if calPath == "" {
+		return svc, nil
+	}
+	b, err := os.ReadFile(calPath)
+	if err != nil {
+		return nil, fmt.Errorf("read calibration: %w", err)
+	}
+	c, err := estimate.ParseCalibration(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", calPath, err)
+	}
+	svc.Calibration = c
+	return svc, nil
 }
 
 // writeCalibratedText describes the calibrated estimate in a few lines.

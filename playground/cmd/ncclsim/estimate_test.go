@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 	"math"
 	"strings"
 	"testing"
@@ -41,7 +42,7 @@ func TestEstimateJSON(t *testing.T) {
 				t.Errorf("%s: calibrated key %q missing", tc.coll, k)
 			}
 		}
-		var v estimateOutput
+		var v service.EstimateResult
 		if err := json.Unmarshal([]byte(out), &v); err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +55,7 @@ func TestEstimateJSON(t *testing.T) {
 			t.Errorf("%s: busbw %v, want %v", tc.coll, v.BusBw, want)
 		}
 		if v.Calibrated.TimeUs != v.TimeUs || v.Calibrated.Algo != v.Algo || v.Source != "calibrated" {
-			t.Errorf("%s: top level %+v differs from the calibrated block %+v", tc.coll, v.estimateBlock, v.Calibrated.Prediction)
+			t.Errorf("%s: top level %+v differs from the calibrated block %+v", tc.coll, v.Prediction, v.Calibrated.Prediction)
 		}
 		// Both estimators time the same chosen cell.
 		if v.Model.Algo != v.Algo || v.Model.Proto != v.Proto {
@@ -81,7 +82,7 @@ func TestEstimateEnvAndText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v estimateOutput
+	var v service.EstimateResult
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatal(err)
 	}

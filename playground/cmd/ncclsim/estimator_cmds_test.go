@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 	"math"
 	"os"
 	"path/filepath"
@@ -94,7 +95,7 @@ func TestStepDDPJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v stepOutput
+	var v service.StepResult
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestExportTuner(t *testing.T) {
 		t.Fatal(err)
 	}
 	algos := map[string]bool{}
-	for _, a := range tunerAlgoNames {
+	for _, a := range service.TunerAlgoNames {
 		algos[a] = true
 	}
 	next := map[string]uint64{}
@@ -171,7 +172,7 @@ func TestExportTuner(t *testing.T) {
 		if len(f) != 10 {
 			t.Fatalf("%d fields: %q", len(f), ln)
 		}
-		if len(ln) > tunerMaxLine {
+		if len(ln) > service.TunerMaxLine {
 			t.Errorf("line too long for the plugin: %q", ln)
 		}
 		lo, err1 := strconv.ParseUint(f[1], 10, 64)

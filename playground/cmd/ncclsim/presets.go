@@ -2,19 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
 
-	"github.com/distributed-nav/distributed-nav/playground/presets"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 )
-
-// presetJSON is one row of "ncclsim presets --json".
-type presetJSON struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-}
 
 func runPresets(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("presets", stderr)
@@ -22,18 +15,12 @@ func runPresets(_ context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	list, err := presets.List()
+	list, err := service.New().Presets()
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		out := make([]presetJSON, 0, len(list))
-		for _, p := range list {
-			out = append(out, presetJSON{Name: p.Name, Description: p.Description})
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(stdout, list)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tDESCRIPTION")

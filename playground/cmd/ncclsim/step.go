@@ -1,24 +1,19 @@
 package main
 
 // This file implements `ncclsim step`: one training step of DDP or FSDP2
-// projected onto a system (package stepsim), with collective times from
+// projected onto a system (service.StepResult), with collective times from
 // the calibrated estimator (or NCCL's model with --timing model).
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
-	"github.com/distributed-nav/distributed-nav/playground/estimate"
-	"github.com/distributed-nav/distributed-nav/playground/gpus"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 	"github.com/distributed-nav/distributed-nav/playground/stepsim"
-	"github.com/distributed-nav/distributed-nav/playground/tune"
-	"github.com/distributed-nav/distributed-nav/playground/units"
 	"github.com/distributed-nav/distributed-nav/playground/workload"
 )
 
@@ -51,39 +46,6 @@ type stepArgs struct {
 	optimizer    string
 }
 
-// stepOutput is the JSON form of `ncclsim step`.
-type stepOutput struct {
-	Mode     string              `json:"model"`
-	Topology string              `json:"topology"`
-	NRanks   int                 `json:"nranks"`
-	NNodes   int                 `json:"nnodes"`
-	Timing   string              `json:"timing"`
-	DDP      *stepsim.DDPResult  `json:"ddp,omitempty"`
-	FSDP     *stepsim.FSDPResult `json:"fsdp,omitempty"`
-	Solved   []stepSolved        `json:"solved,omitempty"`
-	// Compute and Memory are set with --gpu: the compute times derived
-	// from the model size and the GPU's throughput, and the memory
-	// estimate with optimizer state and activations.
-	Compute  *workload.Compute        `json:"compute,omitempty"`
-	Memory   *workload.MemoryEstimate `json:"memory,omitempty"`
-	Inputs   map[string]any           `json:"inputs"`
-	Env      map[string]string        `json:"env"`
-	Class    estimate.Class           `json:"class"`
-	Band     estimate.Band            `json:"error_band"`
-	Support  string                   `json:"support"`
-	Problems []tuneProblem            `json:"problems"`
-}
-
-// stepSolved is one solution of --solve-speedup.
-type stepSolved struct {
-	TargetSpeedup float64 `json:"target_speedup"`
-	ForwardMs     float64 `json:"forward_ms"`
-	BackwardMs    float64 `json:"backward_ms"`
-	OptimizerMs   float64 `json:"optimizer_ms"`
-	StepMs        float64 `json:"step_ms"`
-	Error         string  `json:"error,omitempty"`
-}
-
 // runStep implements `ncclsim step`; stdin is read for "-" file names.
 func runStep(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("step", stderr)
@@ -109,10 +71,10 @@ func runStep(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs.StringVar(&a.solve, "solve-speedup", "", "DDP: comma list of target speedups; for each, the compute times (same ratios as given) that reach it")
 	fs.BoolVar(&a.showTimeline, "timeline", false, "text output: list every span of the timeline")
 	fs.StringVar(&a.gpu, "gpu", "", "GPU (see data/gpus.csv: H100-SXM, A100-80GB, L40S, A40, RTX-4090, ...): derive forward and backward time from the model size and its dense BF16 throughput, and estimate memory")
-	fs.IntVar(&a.batch, "batch", 8, "with --gpu: sequences per GPU per step")
-	fs.IntVar(&a.seqLen, "seq-len", 2048, "with --gpu: tokens per sequence")
+	fs.IntVar(&a.batch, "batch", service.DefaultBatch, "with --gpu: sequences per GPU per step")
+	fs.IntVar(&a.seqLen, "seq-len", service.DefaultSeqLen, "with --gpu: tokens per sequence")
 	fs.Float64Var(&a.mfu, "mfu", workload.DefaultUtilization, "with --gpu: fraction of the GPU's peak dense BF16 throughput the step reaches")
-	fs.StringVar(&a.optimizer, "optimizer", "adamw", "with --gpu: optimizer whose state the memory estimate counts: adamw, adam, sgd-momentum or sgd")
+	fs.StringVar(&a.optimizer, "optimizer", string(service.DefaultOptimizer), "with --gpu: optimizer whose state the memory estimate counts: adamw, adam, sgd-momentum or sgd")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ncclsim step (--preset NAME | --xml FILE) [--nodes N] [--p2p MODE] [--env NAME=VALUE]... --model ddp|fsdp --params N [--dtype T]")
 		fmt.Fprintln(stderr, "         [--bucket-cap-mb MB] [--first-iteration] [--layers L] [--tensors-per-layer T] --forward-ms F --backward-ms B [--optimizer-ms O]")
@@ -124,202 +86,56 @@ func runStep(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	bucketSet := set["bucket-cap-mb"]
-	params, err := parseCount(a.params)
-	if err != nil {
-		return usagef("--params: %v", err)
-	}
-	dt, err := tune.LookupDatatype(a.dtype)
-	if err != nil {
-		return usagef("--dtype: %v", err)
-	}
-	if a.mode != "ddp" && a.mode != "fsdp" {
-		return usagef("--model %q: want ddp or fsdp", a.mode)
-	}
-	if a.timing != "calibrated" && a.timing != "model" {
-		return usagef("--timing %q: want calibrated or model", a.timing)
-	}
-	if bucketSet && !(a.bucketCap > 0) {
-		return usagef("--bucket-cap-mb %v: want a positive size", a.bucketCap)
-	}
-	targets, err := parseFloatList(a.solve)
-	if err != nil {
-		return usagef("--solve-speedup: %v", err)
-	}
-	if len(targets) > 0 && a.mode != "ddp" {
-		return usagef("--solve-speedup works with --model ddp")
-	}
-	fabric, err := estimate.ParseFabric(a.fabric)
-	if err != nil {
-		return usagef("--fabric: %v", err)
-	}
-	var work *workload.Workload
-	var comp *workload.Compute
-	if a.gpu != "" {
-		g, err := gpus.Lookup(a.gpu)
-		if err != nil {
-			return usagef("--gpu: %v", err)
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	in := service.StepInputs{Mode: a.mode, Params: a.params, FirstIteration: a.firstIter,
+		Layers: strconv.Itoa(a.layers), TensorsPerLayer: strconv.Itoa(a.tensors),
+		OptimizerMs: num(a.optimizerMs), Reshard: strconv.FormatBool(a.reshard),
+		ReduceDtype: a.reduceDtype, ShardDtype: a.shardDtype, Timing: a.timing, Solve: a.solve, GPU: a.gpu}
+	// Flags left unset stay empty, so that the service applies its
+	// defaults: with --gpu, unset forward and backward times are derived.
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "bucket-cap-mb":
+			in.BucketCapMB = num(a.bucketCap)
+		case "forward-ms":
+			in.ForwardMs = num(a.forwardMs)
+		case "backward-ms":
+			in.BackwardMs = num(a.backwardMs)
+		case "batch":
+			in.Batch = strconv.Itoa(a.batch)
+		case "seq-len":
+			in.SeqLen = strconv.Itoa(a.seqLen)
+		case "mfu":
+			in.MFU = num(a.mfu)
+		case "optimizer":
+			in.Optimizer = a.optimizer
 		}
-		opt, err := workload.ParseOptimizer(a.optimizer)
-		if err != nil {
-			return usagef("--optimizer: %v", err)
-		}
-		if !(a.mfu > 0 && a.mfu <= 1) {
-			return usagef("--mfu %v: want a fraction in (0, 1]", a.mfu)
-		}
-		work = &workload.Workload{Params: params, Layers: a.layers, Dtype: dt, Batch: a.batch, SeqLen: a.seqLen, GPU: g, Utilization: a.mfu, Optimizer: opt}
-		c, err := work.Derive()
-		if err != nil {
-			return usageError{err}
-		}
-		comp = &c
-		if !set["forward-ms"] {
-			a.forwardMs = c.ForwardMs
-		}
-		if !set["backward-ms"] {
-			a.backwardMs = c.BackwardMs
-		}
-	} else {
-		for _, n := range []string{"batch", "seq-len", "mfu", "optimizer"} {
-			if set[n] {
-				return usagef("--%s works with --gpu", n)
-			}
-		}
-	}
-	cal, err := loadCalibration(a.calibration)
+	})
+	svc, err := newService(a.calibration)
 	if err != nil {
 		return err
 	}
-	run, err := buildTuneModel(ctx, &a.sys, stdin, stderr)
+	req, err := a.sys.request(stdin)
 	if err != nil {
 		return err
 	}
-	sys, err := estimate.NewSystem(run.res, fabric, cal)
+	req.Dtype, req.Fabric, req.Step = a.dtype, a.fabric, in
+	out, err := svc.Step(ctx, req)
 	if err != nil {
-		return err
+		return cliError(err, req, stderr)
 	}
-	comm := stepsim.NewEstimatorComm(sys, a.timing == "model")
-	m := run.res.Tune
-	out := stepOutput{Mode: a.mode, Topology: run.name, NRanks: m.Sys.NRanks, NNodes: m.Sys.NNodes, Timing: a.timing,
-		Env: tuneEnvMap(run.env), Problems: tuneProblems(run.problems),
-		Inputs: map[string]any{"params": params, "dtype": dt.String(), "forward_ms": a.forwardMs, "backward_ms": a.backwardMs, "optimizer_ms": a.optimizerMs, "layers": a.layers}}
-	// The class and band of the collective that dominates.
-	domFunc := tune.AllReduce
-	if a.mode == "fsdp" {
-		domFunc = tune.AllGather
-	}
-	if m.Sys.NRanks > 1 {
-		if e, err := sys.Estimate(tune.Request{Func: domFunc, NBytes: 64 << 20, Datatype: dt}); err == nil {
-			out.Class, out.Band, out.Support = e.Calibrated.Class, e.Calibrated.Band, e.Calibrated.Support
-		}
-	}
-	switch a.mode {
-	case "ddp":
-		cfg := stepsim.DDPConfig{Params: params, GradDtype: dt, FirstIteration: a.firstIter, Layers: a.layers, TensorsPerLayer: a.tensors,
-			ForwardMs: a.forwardMs, BackwardMs: a.backwardMs, OptimizerMs: a.optimizerMs}
-		if bucketSet {
-			cfg.BucketCapBytes = int64(a.bucketCap * (1 << 20))
-			out.Inputs["bucket_cap_mb"] = a.bucketCap
-		}
-		out.Inputs["first_iteration"] = a.firstIter
-		out.Inputs["tensors_per_layer"] = a.tensors
-		if err := cfg.Check(); err != nil {
-			return usageError{err}
-		}
-		r, err := stepsim.ProjectDDP(ctx, cfg, comm)
-		if err != nil {
-			return err
-		}
-		out.DDP = r
-		if work != nil {
-			mem, err := work.MemoryDDP()
-			if err != nil {
-				return err
-			}
-			out.Memory = &mem
-		}
-		for _, t := range targets {
-			sc, sr, err := stepsim.SolveDDPCompute(ctx, cfg, comm, t)
-			s := stepSolved{TargetSpeedup: t}
-			if err != nil {
-				s.Error = err.Error()
-			} else {
-				s.ForwardMs, s.BackwardMs, s.OptimizerMs, s.StepMs = sc.ForwardMs, sc.BackwardMs, sc.OptimizerMs, sr.StepMs
-			}
-			out.Solved = append(out.Solved, s)
-		}
-	case "fsdp":
-		rd, sd := dt, dt
-		if a.reduceDtype != "" {
-			if rd, err = tune.LookupDatatype(a.reduceDtype); err != nil {
-				return usagef("--reduce-dtype: %v", err)
-			}
-		}
-		if a.shardDtype != "" {
-			if sd, err = tune.LookupDatatype(a.shardDtype); err != nil {
-				return usagef("--shard-dtype: %v", err)
-			}
-		}
-		cfg := stepsim.FSDPConfig{Params: params, Layers: a.layers, ParamDtype: dt, ReduceDtype: rd, ShardDtype: sd,
-			ReshardAfterForward: a.reshard, ForwardMs: a.forwardMs, BackwardMs: a.backwardMs, OptimizerMs: a.optimizerMs}
-		out.Inputs["reshard_after_forward"] = a.reshard
-		out.Inputs["reduce_dtype"], out.Inputs["shard_dtype"] = rd.String(), sd.String()
-		if err := cfg.Check(); err != nil {
-			return usageError{err}
-		}
-		r, err := stepsim.ProjectFSDP(ctx, cfg, comm)
-		if err != nil {
-			return err
-		}
-		out.FSDP = r
-		if work != nil {
-			mem, err := work.MemoryFSDP(r, sd, m.Sys.NRanks)
-			if err != nil {
-				return err
-			}
-			out.Memory = &mem
-		}
-	}
-	out.Compute = comp
+	report(stderr, out.Checked)
 	if a.asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			return fmt.Errorf("write JSON: %w", err)
-		}
-		return nil
+		return writeJSON(stdout, out)
 	}
-	if _, err := io.WriteString(stdout, formatStep(&out, a.showTimeline)); err != nil {
+	if _, err := io.WriteString(stdout, formatStep(out, a.showTimeline)); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
 	return nil
 }
 
-// parseCount reads a parameter count (units.ParseCount).
-func parseCount(s string) (int64, error) {
-	return units.ParseCount(s)
-}
-
-// parseFloatList reads a comma list of positive numbers (empty: none).
-func parseFloatList(s string) ([]float64, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%q is not a positive number", f)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 // formatStep renders a projection as text.
-func formatStep(o *stepOutput, spans bool) string {
+func formatStep(o *service.StepResult, spans bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s step on %s x %d node(s), %d GPUs; collective times: %s", strings.ToUpper(o.Mode), o.Topology, o.NNodes, o.NRanks, o.Timing)
 	if o.Class != "" {

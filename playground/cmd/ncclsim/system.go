@@ -1,21 +1,21 @@
 package main
 
 // This file holds the flags of every command that models a system (topo,
-// tune, estimate, step, export-tuner) and the one loader behind them:
-// which topology (--preset or --xml), how many identical nodes (--nodes),
-// the NCCL environment (--env, validated as NCCL v2.30.7-1 reads it) and
-// the P2P support the driver reports (--p2p).
+// tune, estimate, step, export-tuner): which topology (--preset or --xml),
+// how many identical nodes (--nodes), the NCCL environment (--env) and the
+// P2P support the driver reports (--p2p). They become a service.Request;
+// package service validates them.
 
 import (
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
-	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
-	"github.com/distributed-nav/distributed-nav/playground/presets"
-	"github.com/distributed-nav/distributed-nav/playground/topo"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 )
 
 // envFlag collects repeated --env NAME=VALUE flags.
@@ -25,7 +25,7 @@ func (e *envFlag) String() string     { return strings.Join(*e, " ") }
 func (e *envFlag) Set(v string) error { *e = append(*e, v); return nil }
 
 // systemFlags are the flags that choose and configure the modelled system.
-// A command registers them with register and reads them with load.
+// A command registers them with register and reads them with request.
 type systemFlags struct {
 	preset string
 	xml    string
@@ -43,101 +43,117 @@ func (f *systemFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.p2p, "p2p", "auto", "P2P support the driver reports: auto (from the topology), all, none or nvlink")
 }
 
-// loadedSystem is one host of the system the flags name, with --p2p
-// applied but not yet replicated over --nodes: topo replicates it,
-// model.Build does for the tuning commands.
-type loadedSystem struct {
-	// name is the preset name or the --xml argument as given ("-" for
-	// standard input); description is the preset's or the XML's.
-	name        string
-	description string
-	host        *topo.System
-	nodes       int
-	warnings    []topo.Warning
-	env         ncclenv.Env
-	// problems are what ncclenv.Validate found in env (warnings only:
-	// errors fail load).
-	problems []ncclenv.Problem
-}
-
-// load checks the flags and reads the system they name; "--xml -" reads
-// stdin. Problems with --env (unknown or deprecated names, values NCCL
-// would misread) and topology warnings are printed to stderr; errors among
-// the --env problems are usage errors, deprecated names are applied as NCCL
-// applies them.
-func (f *systemFlags) load(stdin io.Reader, stderr io.Writer) (*loadedSystem, error) {
+// request turns the flags into the service's request; "--xml -" reads
+// stdin, "--xml FILE" the file (at most service.MaxXMLBytes).
+func (f *systemFlags) request(stdin io.Reader) (*service.Request, error) {
 	if (f.preset == "") == (f.xml == "") {
 		return nil, usagef("give exactly one of --preset NAME or --xml FILE")
 	}
-	if f.nodes < 1 || f.nodes > topo.MaxHosts {
-		return nil, usagef("--nodes %d: want 1..%d", f.nodes, topo.MaxHosts)
+	if f.nodes < 1 {
+		// The service reads 0 as "the default"; the flag's default is 1.
+		return nil, usagef("--nodes %d: want 1..%d", f.nodes, service.MaxNodes)
 	}
-	env, err := ncclenv.ParseAssignments(f.env)
-	if err != nil {
-		return nil, usageError{fmt.Errorf("--env: %w", err)}
+	req := &service.Request{Preset: f.preset, Nodes: f.nodes, P2P: f.p2p, Env: f.env}
+	if f.xml != "" {
+		text, err := readInput(f.xml, stdin, service.MaxXMLBytes)
+		if err != nil {
+			return nil, err
+		}
+		req.XML, req.XMLName = text, f.xml
+		if text == "" {
+			return nil, fmt.Errorf("parse topology %s: the file is empty", f.xml)
+		}
 	}
-	problems := ncclenv.Validate(env)
-	for _, p := range problems {
+	return req, nil
+}
+
+// report prints what the service found in the inputs (deprecated or
+// questionable --env values, topology warnings) to stderr.
+func report(stderr io.Writer, c service.Checked) {
+	for _, p := range c.Problems {
 		fmt.Fprintf(stderr, "ncclsim: --env %s\n", p)
 	}
-	if ncclenv.HasErrors(problems) {
-		return nil, usagef("--env has errors (listed above)")
-	}
-	l := &loadedSystem{nodes: f.nodes, env: env, problems: problems}
-	if f.preset != "" {
-		p, err := presets.Get(f.preset)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		l.name, l.description = p.Name, p.Description
-		if l.host, l.warnings, err = p.System(); err != nil {
-			return nil, err
-		}
-	} else {
-		if l.host, l.warnings, err = readXML(f.xml, stdin); err != nil {
-			return nil, err
-		}
-		l.name, l.description = f.xml, l.host.Description
-	}
-	for _, w := range l.warnings {
+	for _, w := range c.Warnings {
 		fmt.Fprintf(stderr, "ncclsim: topology: %v\n", w)
 	}
-	if f.p2p != "auto" {
-		p2p, err := topo.ParseP2PSupport(f.p2p)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("--p2p: %w", err)}
-		}
-		c := *l.host
-		c.P2P = p2p
-		l.host = &c
-	}
-	return l, nil
 }
 
-// readXML parses the topology XML file name, or stdin when name is "-".
-func readXML(name string, stdin io.Reader) (*topo.System, []topo.Warning, error) {
-	r := stdin
-	if name != "-" {
-		fh, err := os.Open(name)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer fh.Close()
-		r = fh
+// cliError turns a service error into what the command prints: an input
+// error becomes a usage error naming the flag (the --env problems are
+// listed first), a topology the parser refused names the file.
+func cliError(err error, req *service.Request, stderr io.Writer) error {
+	var fe *service.FieldError
+	if !errors.As(err, &fe) {
+		return err
 	}
-	sys, warns, err := topo.ParseXML(r)
+	switch fe.Field {
+	case "env":
+		if len(fe.Problems) > 0 {
+			for _, p := range fe.Problems {
+				fmt.Fprintf(stderr, "ncclsim: --env %s\n", p)
+			}
+			return usagef("--env has errors (listed above)")
+		}
+	case "xml":
+		if req != nil && req.XMLName != "" {
+			return fmt.Errorf("parse topology %s: %s", req.XMLName, fe.Message)
+		}
+	case "preset":
+		return usageError{errors.New(fe.Message)} // the message names the preset
+	case "nccl_tests", "log":
+		return errors.New(fe.Message) // a problem in a file's text, named in the message
+	case "":
+		return errors.New(fe.Message)
+	}
+	return usagef("--%s: %s", flagName(fe.Field), fe.Message)
+}
+
+// flagName is the ncclsim flag of a service field.
+func flagName(field string) string {
+	switch field {
+	case "mode":
+		return "model"
+	case "envdump":
+		return "env"
+	}
+	return strings.ReplaceAll(field, "_", "-")
+}
+
+// openInput opens name, or returns stdin for "-".
+func openInput(name string, stdin io.Reader) (io.Reader, func(), error) {
+	if name == "-" {
+		return stdin, func() {}, nil
+	}
+	f, err := os.Open(name)
 	if err != nil {
-		return nil, warns, fmt.Errorf("parse topology %s: %w", name, err)
+		return nil, nil, err
 	}
-	return sys, warns, nil
+	return f, func() { f.Close() }, nil
 }
 
-// envWords renders env as NAME=VALUE words in name order.
-func envWords(env ncclenv.Env) []string {
-	var out []string
-	for _, n := range env.Names() {
-		v, _ := env.Lookup(n)
-		out = append(out, n+"="+v)
+// readInput reads up to limit bytes of name (or stdin for "-").
+func readInput(name string, stdin io.Reader, limit int64) (string, error) {
+	r, closeFn, err := openInput(name, stdin)
+	if err != nil {
+		return "", err
 	}
-	return out
+	defer closeFn()
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(len(b)) > limit {
+		return "", fmt.Errorf("%s: larger than %d bytes", name, limit)
+	}
+	return string(b), nil
+}
+
+// writeJSON prints v indented, as every --json output.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write JSON: %w", err)
+	}
+	return nil
 }

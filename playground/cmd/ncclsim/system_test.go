@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,7 +71,7 @@ func TestSystemFlagErrors(t *testing.T) {
 		{"nodes 0", []string{"--preset", "rtx4090-2x", "--nodes", "0"}, 2,
 			fmt.Sprintf("--nodes 0: want 1..%d", topo.MaxHosts), nil},
 		{"nodes above MaxHosts", []string{"--preset", "rtx4090-2x", "--nodes", fmt.Sprint(topo.MaxHosts + 1)}, 2,
-			fmt.Sprintf("--nodes %d: want 1..%d", topo.MaxHosts+1, topo.MaxHosts), nil},
+			fmt.Sprintf("--nodes: want a whole number of nodes from 1 to %d", topo.MaxHosts), nil},
 		{"unknown env name", []string{"--preset", "rtx4090-2x", "--env", "NCCL_P2P_LEVL=PHB"}, 2,
 			"--env has errors (listed above)",
 			[]string{"ncclsim: --env error: NCCL_P2P_LEVL: not a variable NCCL v2.30.7-1 reads (did you mean NCCL_P2P_LEVEL?)"}},
@@ -126,12 +127,12 @@ func TestSystemFlagsApplied(t *testing.T) {
 	}
 	decode := map[string]func(string) (result, error){
 		"topo": func(s string) (result, error) {
-			var v topoJSON
+			var v service.TopoResult
 			err := json.Unmarshal([]byte(s), &v)
 			return result{v.System.Name, v.Comm.NChannels}, err
 		},
 		"tune": func(s string) (result, error) {
-			var v tuneOutput
+			var v service.TuneResult
 			err := json.Unmarshal([]byte(s), &v)
 			return result{v.Topology, v.CommNChannels}, err
 		},
@@ -179,9 +180,10 @@ func TestSystemFlagsApplied(t *testing.T) {
 	}
 }
 
-// TestSystemFlagsLoad checks load's result directly: one host, not yet
-// replicated, with --p2p applied and the XML's description.
-func TestSystemFlagsLoad(t *testing.T) {
+// TestSystemFlagsRequest checks what the flags become: the service's
+// answer names the system as given, replicates it over --nodes and applies
+// --p2p, with the XML's description.
+func TestSystemFlagsRequest(t *testing.T) {
 	raw, err := data.Topologies.ReadFile("topologies/rtx4090-2x.xml")
 	if err != nil {
 		t.Fatal(err)
@@ -205,14 +207,18 @@ func TestSystemFlagsLoad(t *testing.T) {
 		if err := fs.Parse(tt.args); err != nil {
 			t.Fatal(err)
 		}
-		var stderr bytes.Buffer
-		l, err := sf.load(strings.NewReader(tt.stdin), &stderr)
+		req, err := sf.request(strings.NewReader(tt.stdin))
 		if err != nil {
 			t.Fatalf("%q: %v", tt.args, err)
 		}
-		if l.name != tt.name || l.nodes != tt.nodes || l.host.Hosts != 1 || l.host.P2P != tt.p2p ||
-			!strings.HasPrefix(l.description, "2x GeForce RTX 4090") || stderr.Len() != 0 {
-			t.Errorf("%q: name %q nodes %d hosts %d p2p %v description %q stderr %q", tt.args, l.name, l.nodes, l.host.Hosts, l.host.P2P, l.description, stderr.String())
+		r, err := service.New().Topo(context.Background(), req)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.args, err)
+		}
+		s := r.System
+		if s.Name != tt.name || s.Hosts != tt.nodes || s.P2PSupport != tt.p2p.String() ||
+			!strings.HasPrefix(s.Description, "2x GeForce RTX 4090") || len(r.Checked.Warnings) != 0 {
+			t.Errorf("%q: name %q hosts %d p2p %v description %q warnings %v", tt.args, s.Name, s.Hosts, s.P2PSupport, s.Description, r.Checked.Warnings)
 		}
 	}
 }

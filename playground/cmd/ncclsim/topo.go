@@ -2,136 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/distributed-nav/distributed-nav/playground/graph"
-	"github.com/distributed-nav/distributed-nav/playground/topo"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 )
-
-// JSON shapes of "ncclsim topo --json".
-type (
-	topoJSON struct {
-		System   systemJSON  `json:"system"`
-		Warnings []string    `json:"warnings,omitempty"`
-		Notes    []string    `json:"notes,omitempty"`
-		GPUs     []gpuJSON   `json:"gpus"`
-		NICs     []nicJSON   `json:"nics"`
-		GPUPairs []pairJSON  `json:"gpu_pairs"`
-		GPUNICs  []netJSON   `json:"gpu_nic_paths"`
-		Remote   []remote    `json:"remote,omitempty"`
-		Trimmed  []int       `json:"trimmed_gpus,omitempty"`
-		Graphs   []graphJSON `json:"graphs"`
-		Comm     commJSON    `json:"comm"`
-	}
-	systemJSON struct {
-		Name        string  `json:"name"`
-		Description string  `json:"description,omitempty"`
-		Hosts       int     `json:"hosts"`
-		Ranks       int     `json:"ranks"`
-		LocalRanks  int     `json:"local_ranks"`
-		CPUArch     string  `json:"cpu_arch"`
-		CPUVendor   string  `json:"cpu_vendor"`
-		CPUModel    string  `json:"cpu_model"`
-		CPUs        int     `json:"cpus"`
-		NVSwitch    bool    `json:"nvswitch"`
-		P2PSupport  string  `json:"p2p_support"`
-		P2PLevel    string  `json:"p2p_level"`
-		Inter       bool    `json:"inter"`
-		MaxBw       float32 `json:"max_bw"`
-		TotalBw     float32 `json:"total_bw"`
-	}
-	gpuJSON struct {
-		Index    int     `json:"index"`
-		Rank     int     `json:"rank"`
-		Dev      int     `json:"dev"`
-		BusID    string  `json:"busid"`
-		SM       int     `json:"sm"`
-		GDR      bool    `json:"gdr"`
-		PCIBw    float32 `json:"pci_bw"`
-		NVLinkBw float32 `json:"nvlink_bw"`
-		CPU      int     `json:"cpu_numa"`
-	}
-	nicJSON struct {
-		Index    int     `json:"index"`
-		Name     string  `json:"name"`
-		Dev      int     `json:"dev"`
-		BusID    string  `json:"busid,omitempty"`
-		SpeedMbs int     `json:"speed_mbps"`
-		Bw       float32 `json:"bw"`
-		GDR      bool    `json:"gdr"`
-		LocalGPU int     `json:"local_gpu"`
-	}
-	pairJSON struct {
-		From         int     `json:"from"`
-		To           int     `json:"to"`
-		Path         string  `json:"path"`
-		Bw           float32 `json:"bw"`
-		Transport    string  `json:"transport"`
-		Via          string  `json:"via,omitempty"`
-		Intermediate *int    `json:"intermediate,omitempty"`
-		P2PRead      bool    `json:"p2p_read,omitempty"`
-		DirectPath   string  `json:"direct_path"`
-		Reason       string  `json:"reason,omitempty"`
-	}
-	netJSON struct {
-		GPU     int     `json:"gpu"`
-		NIC     int     `json:"nic"`
-		Path    string  `json:"path"`
-		Bw      float32 `json:"bw"`
-		GDR     string  `json:"gdr_recv"`
-		GDRRead string  `json:"gdr_send"`
-		PXNVia  *int    `json:"pxn_via,omitempty"`
-	}
-	remote struct {
-		GPU       int     `json:"gpu"`
-		NIC       int     `json:"nic"`
-		Path      string  `json:"path"`
-		Bw        float32 `json:"bw"`
-		Transport string  `json:"transport"`
-	}
-	channelJSON struct {
-		Ranks  []int `json:"ranks"`
-		NetIn  *int  `json:"net_in,omitempty"`
-		NetOut *int  `json:"net_out,omitempty"`
-	}
-	graphJSON struct {
-		ID             int           `json:"id"`
-		Pattern        string        `json:"pattern"`
-		NChannels      int           `json:"n_channels"`
-		SearchChannels int           `json:"search_channels"`
-		BwIntra        float32       `json:"bw_intra"`
-		BwInter        float32       `json:"bw_inter"`
-		TypeIntra      string        `json:"type_intra"`
-		TypeInter      string        `json:"type_inter"`
-		SameChannels   int           `json:"same_channels"`
-		CrossNic       int           `json:"cross_nic"`
-		LatencyInter   float32       `json:"latency_inter"`
-		Steps          int64         `json:"steps"`
-		Fallback       bool          `json:"fallback,omitempty"`
-		Channels       []channelJSON `json:"channels"`
-	}
-	commJSON struct {
-		NChannels    int    `json:"n_channels"`
-		CollChannels int    `json:"coll_channels"`
-		NVLSSupport  bool   `json:"nvls_support"`
-		TreePattern  string `json:"max_tree_pattern"`
-		MinCompCap   int    `json:"min_comp_cap"`
-		MaxCompCap   int    `json:"max_comp_cap"`
-		SearchSteps  int64  `json:"search_steps"`
-	}
-)
-
-func intPtr(v int) *int {
-	if v < 0 {
-		return nil
-	}
-	return &v
-}
 
 // runTopo implements `ncclsim topo`; stdin is read for "-" file names.
 func runTopo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -143,113 +21,24 @@ func runTopo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	l, err := sf.load(stdin, stderr)
+	req, err := sf.request(stdin)
 	if err != nil {
 		return err
 	}
-	sys, err := l.host.Replicate(l.nodes)
+	req.Timeout = *timeout
+	out, err := service.New().Topo(ctx, req)
 	if err != nil {
-		return err
+		return cliError(err, req, stderr)
 	}
-	a, err := topo.Analyze(sys, l.env)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
-	defer cancel()
-	res, err := graph.SearchAll(ctx, a, l.env)
-	if err != nil {
-		return err
-	}
-	out, err := buildTopoJSON(l, a, res)
-	if err != nil {
-		return err
-	}
+	report(stderr, out.Checked)
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(stdout, out)
 	}
 	return printTopo(stdout, out)
 }
 
-func buildTopoJSON(l *loadedSystem, a *topo.Analysis, res *graph.Result) (*topoJSON, error) {
-	sys, paths := a.System, a.Paths
-	arch, vendor, model := sys.CPUType()
-	sc := res.Scalars()
-	out := &topoJSON{
-		System: systemJSON{Name: l.name, Description: l.description, Hosts: sys.Hosts, Ranks: sys.NRanks(),
-			LocalRanks: sys.LocalRanks(), CPUArch: arch.String(), CPUVendor: vendor.String(),
-			CPUModel: topo.ModelName(vendor, model), CPUs: sys.Count(topo.CPU), NVSwitch: sys.Count(topo.NVS) > 0,
-			P2PSupport: sys.P2P.String(), P2PLevel: paths.P2PLevel().String(), Inter: a.Inter,
-			MaxBw: a.MaxBw, TotalBw: a.TotalBw},
-		Notes:   res.Notes,
-		Trimmed: a.Trimmed,
-		Comm: commJSON{NChannels: res.NChannels, CollChannels: res.CollChannels, NVLSSupport: res.NVLSSupport,
-			TreePattern: sc.MaxTreePattern.String(), MinCompCap: sc.MinCompCap, MaxCompCap: sc.MaxCompCap,
-			SearchSteps: res.Steps()},
-		GPUs: []gpuJSON{}, NICs: []nicJSON{}, GPUPairs: []pairJSON{}, GPUNICs: []netJSON{},
-	}
-	for _, w := range l.warnings {
-		out.Warnings = append(out.Warnings, w.String())
-	}
-	for i, g := range sys.GPUs() {
-		gj := gpuJSON{Index: i, Rank: g.GPU.Rank, Dev: g.GPU.Dev, BusID: g.BusID, SM: g.GPU.SM, GDR: g.GPU.GDR, CPU: -1}
-		dev := sys.Node(topo.NodeRef{Type: topo.DEV, Index: g.GPU.Peer})
-		for _, li := range dev.Links {
-			switch lk := sys.Links[li]; lk.Type {
-			case topo.LinkPCI:
-				gj.PCIBw = lk.Bw
-			case topo.LinkNVL:
-				gj.NVLinkBw += lk.Bw
-			}
-		}
-		if c := paths.LocalCPU(i); c >= 0 {
-			gj.CPU = sys.Nodes[topo.CPU][c].CPU.NumaID
-		}
-		out.GPUs = append(out.GPUs, gj)
-	}
-	for i, n := range sys.NETs() {
-		out.NICs = append(out.NICs, nicJSON{Index: i, Name: n.Net.Name, Dev: n.Net.Dev, BusID: n.BusID,
-			SpeedMbs: n.Net.SpeedMbs, Bw: n.Net.Bw, GDR: n.Net.GDR, LocalGPU: paths.LocalGPU(i)})
-	}
-	pairs, err := paths.GPUPairs()
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range pairs {
-		out.GPUPairs = append(out.GPUPairs, pairJSON{From: p.From, To: p.To, Path: p.Type.String(), Bw: p.Bw,
-			Transport: p.Transport.String(), Via: p.Via, Intermediate: intPtr(p.Intermediate), P2PRead: p.Read,
-			DirectPath: p.DirectType.String(), Reason: p.Reason})
-	}
-	for _, p := range paths.GPUNetPairs() {
-		out.GPUNICs = append(out.GPUNICs, netJSON{GPU: p.GPU, NIC: p.Net, Path: p.Type.String(), Bw: p.Bw,
-			GDR: p.GDR.String(), GDRRead: p.GDRRead.String(), PXNVia: intPtr(p.PXNPeer)})
-	}
-	if sys.Hosts > 1 {
-		for g := range sys.GPUs() {
-			r := remote{GPU: g, NIC: -1, Path: topo.PathNET.String(), Transport: topo.TransportNET.String()}
-			if n := paths.LocalNet(g, 0); n >= 0 {
-				q := paths.NetPath(g, n)
-				r.NIC, r.Path, r.Bw = n, q.Type.String(), q.Bw
-			}
-			out.Remote = append(out.Remote, r)
-		}
-	}
-	for _, g := range res.Graphs() {
-		gj := graphJSON{ID: g.ID, Pattern: g.Pattern.String(), NChannels: g.NChannels, SearchChannels: g.SearchChannels,
-			BwIntra: g.BwIntra, BwInter: g.BwInter, TypeIntra: g.TypeIntra.String(), TypeInter: g.TypeInter.String(),
-			SameChannels: g.SameChannels, CrossNic: g.CrossNic, LatencyInter: g.LatencyInter, Steps: g.Steps,
-			Fallback: g.Fallback, Channels: []channelJSON{}}
-		for _, c := range g.Channels {
-			gj.Channels = append(gj.Channels, channelJSON{Ranks: c.Ranks, NetIn: intPtr(c.NetIn), NetOut: intPtr(c.NetOut)})
-		}
-		out.Graphs = append(out.Graphs, gj)
-	}
-	return out, nil
-}
-
-func printTopo(w io.Writer, t *topoJSON) error {
+// printTopo writes the topology answer as text.
+func printTopo(w io.Writer, t *service.TopoResult) error {
 	s := t.System
 	fmt.Fprintf(w, "System %s\n", s.Name)
 	if s.Description != "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 	"strings"
 	"testing"
 )
@@ -24,7 +25,7 @@ func TestPresetsCommand(t *testing.T) {
 		t.Fatalf("output:\n%s", out)
 	}
 	code, out, _ = runNcclsim("presets", "--json")
-	var list []presetJSON
+	var list []service.PresetInfo
 	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) < 7 {
 		t.Fatalf("exit %d, json %q", code, out)
 	}
@@ -40,7 +41,7 @@ func TestTopoJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var got topoJSON
+	var got service.TopoResult
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestTopoMultiNode(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var got topoJSON
+	var got service.TopoResult
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestTopoErrors(t *testing.T) {
 		{[]string{"topo", "--bogus"}, 2, "flag provided but not defined"},
 		{[]string{"topo", "--preset", "rtx4090-2x", "--timeout", "soon"}, 2, "invalid value"},
 		{[]string{"topo", "--xml", "../../topo/testdata/azure-ndv4-topo.xml"}, 1, "no GPU"},
-		{[]string{"topo", "--preset", "h100-sxm-8x", "--p2p", "none"}, 1, "NCCL_IGNORE_DISABLED_P2P"},
+		{[]string{"topo", "--preset", "h100-sxm-8x", "--p2p", "none"}, 2, "NCCL_IGNORE_DISABLED_P2P"},
 		{[]string{"presets", "extra"}, 2, "unexpected argument"},
 	}
 	for _, tt := range tests {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 	"io"
 	"strings"
 	"testing"
@@ -68,7 +69,7 @@ func TestTuneJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v tuneOutput
+	var v service.TuneResult
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatalf("bad JSON: %v\n%s", err, out)
 	}
@@ -103,7 +104,7 @@ func TestTuneEnv(t *testing.T) {
 	if !strings.Contains(stderr, "deprecated") || !strings.Contains(stderr, "NCCL_MAX_NCHANNELS") {
 		t.Errorf("no deprecation warning: %q", stderr)
 	}
-	var v tuneOutput
+	var v service.TuneResult
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatal(err)
 	}
@@ -179,9 +180,9 @@ func TestParseBytes(t *testing.T) {
 		{"", 0, false}, {"1.5M", 0, false}, {"-1", 0, false}, {"M", 0, false}, {"99999999999999999999", 0, false}, {"9999999999T", 0, false},
 	}
 	for _, tt := range tests {
-		got, err := parseByteCount(tt.in)
+		got, err := service.ParseBytes(tt.in)
 		if (err == nil) != tt.ok || got != tt.want {
-			t.Errorf("parseByteCount(%q) = %d, %v", tt.in, got, err)
+			t.Errorf("service.ParseBytes(%q) = %d, %v", tt.in, got, err)
 		}
 	}
 }
@@ -191,9 +192,9 @@ func FuzzParseBytes(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		n, err := parseByteCount(s)
+		n, err := service.ParseBytes(s)
 		if err == nil && n > 1<<63 {
-			t.Fatalf("parseByteCount(%q) = %d", s, n)
+			t.Fatalf("service.ParseBytes(%q) = %d", s, n)
 		}
 	})
 }

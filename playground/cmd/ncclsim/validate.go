@@ -3,46 +3,24 @@ package main
 // This file implements `ncclsim validate`: both predictions (NCCL's model
 // and the calibrated estimator) against every measurement dataset, as the
 // median and maximum absolute percentage error of busbw for sizes of at
-// least --min-bytes, per dataset and overall.
+// least --min-bytes, per dataset and overall (service.ValidateResult).
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 )
-
-// loadCalibration reads a calibration file, or the embedded one when path
-// is empty.
-func loadCalibration(path string) (*estimate.Calibration, error) {
-	if path == "" {
-		c, err := estimate.DefaultCalibration()
-		if err != nil {
-			return nil, fmt.Errorf("built-in calibration: %w", err)
-		}
-		return c, nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read calibration: %w", err)
-	}
-	c, err := estimate.ParseCalibration(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return c, nil
-}
 
 // runValidate implements `ncclsim validate`.
 func runValidate(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("validate", stderr)
 	dir := fs.String("data", "", "directory of measurement datasets (default: the copy of data/measurements built into ncclsim)")
 	calPath := fs.String("calibration", "", "calibration file (default: the copy of data/calibration.yaml built into ncclsim)")
-	minFlag := fs.String("min-bytes", "1M", "smallest message size counted in the statistics (suffixes K/M/G)")
+	minFlag := fs.String("min-bytes", service.DefaultValidateMinBytes, "smallest message size counted in the statistics (suffixes K/M/G)")
 	points := fs.Bool("points", false, "also print every row (table output)")
 	asJSON := fs.Bool("json", false, "print JSON (always with every row)")
 	fs.Usage = func() {
@@ -53,32 +31,24 @@ func runValidate(ctx context.Context, args []string, _ io.Reader, stdout, stderr
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	minBytes, err := parseByteCount(*minFlag)
-	if err != nil {
-		return usagef("--min-bytes: %v", err)
-	}
-	sets, err := loadMeasurements(*dir)
+	svc, err := newService(*calPath)
 	if err != nil {
 		return err
 	}
-	cal, err := loadCalibration(*calPath)
-	if err != nil {
-		return err
+	req := service.ValidateRequest{MinBytes: *minFlag}
+	if *dir != "" {
+		if req.Datasets, err = loadMeasurements(*dir); err != nil {
+			return err
+		}
 	}
-	rep, err := estimate.Validate(ctx, sets, estimate.CachedBuilder(estimate.BuildPreset), cal, minBytes)
+	rep, err := svc.Validate(ctx, req)
 	if err != nil {
-		return err
+		return cliError(err, nil, stderr)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return fmt.Errorf("write JSON: %w", err)
-		}
-		return nil
+		return writeJSON(stdout, rep)
 	}
-	_, err = io.WriteString(stdout, formatValidate(rep, *points))
-	if err != nil {
+	if _, err := io.WriteString(stdout, formatValidate(rep, *points)); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
 	return nil

@@ -1,31 +1,44 @@
-// Package api is the playground's engine room: it turns a request (a
-// preset or a pasted topology XML, a node count, NCCL environment
-// variables, a collective) into the answers the browser shows, as JSON text
-// whose numbers equal those of `ncclsim ... --json`, plus the figures
-// (package figure) and the equivalent ncclsim command line.
+// Package service answers every question the product asks of the NCCL
+// model: the built-in systems, a system's topology and searched graphs,
+// NCCL's tuning table and choice per size, the time of one collective, a
+// DDP / FSDP2 step, the estimator's error on the published runs, a log
+// diagnosis and the tuner-plugin export. Each question has a typed request
+// and a typed result (Go structs with json tags, encoded with
+// encoding/json); the service owns input validation and its messages, the
+// defaults, the pipeline (model.Build, cached per input), the result
+// shapes and the equivalent ncclsim command line (Command).
 //
-// It is plain Go with no syscall/js and no encoding/json (JSON is written by
-// hand) so that it is tested natively and stays small in the wasm binary;
-// playground/wasm is the thin js/wasm adapter over it. A Session keeps
-// parsed topologies and built models between calls, so that changing only
-// the collective or the drawn channel does not search again.
-package api
+// Three thin callers sit on it: the ncclsim CLI (flags in, text or the
+// result's JSON out), the js/wasm adapter (playground/wasm/model and
+// playground/wasm/doctor: JavaScript values in, Answer out) and the
+// generator's static no-JavaScript views (StaticHTML). The page answers
+// (TopoPage, TunePage, ...) wrap the CLI's result with what a page draws
+// besides: figures (package figure) and series for the interactive parts.
+//
+// A Service keeps parsed topologies and built models between calls, so that
+// changing only the collective or the drawn channel does not search again.
+// It is not safe for concurrent use.
+//
+// To add a question: a request type (or fields on Request), a result type
+// with json tags, a method on Service that validates with FieldError, and,
+// for the browser, a case in Answer.
+package service
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
-	"github.com/distributed-nav/distributed-nav/playground/graph"
 	"github.com/distributed-nav/distributed-nav/playground/model"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
 	"github.com/distributed-nav/distributed-nav/playground/presets"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
-	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
 
 // Input limits. A topology dump of a real 8-GPU host is 10-60 KB; anything
@@ -45,9 +58,12 @@ const (
 // "nodes", "p2p", "env", "coll", "bytes", "dtype", ...) and Name, for env,
 // the variable, so that the page can show the message next to the control.
 type FieldError struct {
-	Field   string
-	Name    string
-	Message string
+	Field   string `json:"field"`
+	Name    string `json:"name,omitempty"`
+	Message string `json:"message"`
+	// Problems, for Field "env", lists everything ncclenv.Validate found
+	// (ncclsim prints them all); the page shows Message.
+	Problems []ncclenv.Problem `json:"-"`
 }
 
 // Error implements error.
@@ -93,9 +109,14 @@ type Request struct {
 	Progress func(steps int64)
 }
 
-// Session caches parsed hosts and built models. It is not safe for
-// concurrent use (the wasm adapter calls it from one goroutine at a time).
-type Session struct {
+// Service answers the questions; it caches parsed hosts and built models.
+// It is not safe for concurrent use (the wasm adapter calls it from one
+// goroutine at a time).
+type Service struct {
+	// Calibration, when set, replaces the calibrated estimator's built-in
+	// parameters (ncclsim --calibration FILE).
+	Calibration *estimate.Calibration
+
 	cal     *estimate.Calibration
 	sets    []*estimate.Dataset
 	presets []presets.Preset
@@ -103,8 +124,8 @@ type Session struct {
 	models  []*built
 }
 
-// NewSession returns an empty session.
-func NewSession() *Session { return &Session{} }
+// New returns a service with empty caches.
+func New() *Service { return &Service{} }
 
 type hostEntry struct {
 	key   string
@@ -115,42 +136,22 @@ type hostEntry struct {
 	desc  string
 }
 
-// built is one pipeline run: the topology, the search and (if the
-// environment allows) the tuning model.
+// built is one pipeline run: model.Search always, the tuning model when
+// the environment allows it (tuneErr otherwise).
 type built struct {
 	key      string
 	host     *hostEntry
 	nodes    int
 	env      ncclenv.Env
 	problems []ncclenv.Problem
-	analysis *topo.Analysis
-	search   *graph.Result
-	tune     *tune.Model
+	res      *model.Result
 	tuneErr  error
-	notes    []string // the tuning pipeline's notes (model.Build)
 	elapsed  time.Duration
 	est      map[estimate.Fabric]*estimate.System
 }
 
-// result returns the model.Result view the figure package reads.
-func (b *built) result() *model.Result {
-	return &model.Result{System: b.analysis.System, Analysis: b.analysis, Search: b.search, Tune: b.tune, Notes: b.notes}
-}
-
-// Presets returns the built-in systems (parsed once per session).
-func (s *Session) Presets() ([]presets.Preset, error) {
-	if s.presets == nil {
-		list, err := presets.List()
-		if err != nil {
-			return nil, err
-		}
-		s.presets = list
-	}
-	return s.presets, nil
-}
-
 // host returns the parsed single-host system the request names.
-func (s *Session) host(req *Request) (*hostEntry, error) {
+func (s *Service) host(req *Request) (*hostEntry, error) {
 	var key string
 	switch {
 	case req.Preset != "" && req.XML != "":
@@ -172,7 +173,7 @@ func (s *Session) host(req *Request) (*hostEntry, error) {
 	}
 	h := &hostEntry{key: key}
 	if req.Preset != "" {
-		list, err := s.Presets()
+		list, err := s.presetList()
 		if err != nil {
 			return nil, err
 		}
@@ -247,7 +248,7 @@ func parseEnv(list []string) (ncclenv.Env, []ncclenv.Problem, error) {
 			if len(p.Suggestions) > 0 {
 				msg += " (did you mean " + strings.Join(p.Suggestions, ", ") + "?)"
 			}
-			return env, problems, &FieldError{Field: "env", Name: p.Name, Message: msg}
+			return env, problems, &FieldError{Field: "env", Name: p.Name, Message: msg, Problems: problems}
 		}
 	}
 	return env, problems, nil
@@ -299,7 +300,7 @@ func (c *stepCtx) Err() error {
 }
 
 // build runs (or returns the cached) pipeline for req.
-func (s *Session) build(ctx context.Context, req *Request) (*built, error) {
+func (s *Service) build(ctx context.Context, req *Request) (*built, error) {
 	h, err := s.host(req)
 	if err != nil {
 		return nil, err
@@ -339,46 +340,32 @@ func (s *Session) build(ctx context.Context, req *Request) (*built, error) {
 		c.P2P = p2pMode
 		host = &c
 	}
-	sys, err := host.Replicate(nodes)
-	if err != nil {
-		return nil, fieldErr("nodes", err.Error())
-	}
-	t0 := time.Now()
-	a, err := topo.Analyze(sys, env)
-	if err != nil {
-		field := sourceField(req)
-		if p2p != "auto" && strings.Contains(err.Error(), "P2P") {
-			field = "p2p" // the P2P support the user chose contradicts the topology
-		}
-		return nil, fieldErr(field, err.Error())
-	}
 	wait := req.Timeout
 	if wait <= 0 {
 		wait = defaultWait
 	}
-	sctx := &stepCtx{Context: ctx, progress: req.Progress, deadline: time.Now().Add(wait), last: time.Now()}
-	sr, err := graph.SearchAll(sctx, a, env)
+	t0 := time.Now()
+	sctx := &stepCtx{Context: ctx, progress: req.Progress, deadline: t0.Add(wait), last: t0}
+	res, err := model.Search(sctx, host, nodes, env)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
 			return nil, fieldErr("nodes", "the graph search did not finish within "+wait.String())
+		case errors.Is(err, context.Canceled):
+			return nil, err
+		case strings.Contains(err.Error(), "replicate"):
+			return nil, fieldErr("nodes", err.Error())
 		}
-		return nil, err
-	}
-	b := &built{key: key, host: h, nodes: nodes, env: env, problems: problems, analysis: a, search: sr}
-	// The tuning half of model.Build, on the search just done.
-	opts, err := tune.OptionsFromEnv(env)
-	if err == nil {
-		ts, tg := model.TuneInputs(sr, a.Local)
-		b.tune, err = tune.NewModel(ts, tg, opts)
-	}
-	if err != nil {
-		b.tuneErr = err
-	} else {
-		b.notes = append([]string(nil), sr.Notes...)
-		if sr.NChannels != b.tune.CommNChannels {
-			b.notes = append(b.notes, "graph search derived "+strconv.Itoa(sr.NChannels)+" channels, the tuning model "+strconv.Itoa(b.tune.CommNChannels)+"; the tuning model's count is used")
+		field := sourceField(req)
+		if p2p != "auto" && strings.Contains(err.Error(), "P2P") {
+			field = "p2p" // the P2P support the user chose contradicts the topology
 		}
+		msg := strings.TrimPrefix(err.Error(), "model: ")
+		msg = strings.TrimPrefix(msg, "analyse topology: ")
+		return nil, fieldErr(field, msg)
 	}
+	b := &built{key: key, host: h, nodes: nodes, env: env, problems: problems, res: res}
+	b.tuneErr = res.AddTuning(env)
 	b.elapsed = time.Since(t0)
 	if len(s.models) >= maxModelCache {
 		s.models = s.models[1:]
@@ -397,30 +384,23 @@ func sourceField(req *Request) string {
 
 // errorJSON renders err as {"error":{...}}.
 func errorJSON(err error) string {
-	var w jw
-	w.obj()
-	w.key("error")
-	w.obj()
 	var fe *FieldError
-	if errors.As(err, &fe) {
-		w.kstr("field", fe.Field)
-		if fe.Name != "" {
-			w.kstr("name", fe.Name)
-		}
-		w.kstr("message", fe.Message)
-	} else {
-		w.kstr("field", "")
-		w.kstr("message", err.Error())
+	if !errors.As(err, &fe) {
+		fe = &FieldError{Message: err.Error()}
 	}
-	w.end()
-	w.end()
-	return w.String()
+	b, jerr := json.Marshal(struct {
+		Error *FieldError `json:"error"`
+	}{fe})
+	if jerr != nil {
+		return `{"error":{"field":"","message":"internal error: cannot encode the error"}}`
+	}
+	return string(b)
 }
 
-// Reply is one answer: JSON text with the numbers, and the figures (SVG or
-// HTML markup) by name. The figures travel beside the JSON, not inside it,
-// so that hundreds of kilobytes of markup are not escaped into a string
-// and parsed back.
+// Reply is one page answer as the browser takes it: JSON text with the
+// numbers, and the figures (SVG or HTML markup) by name. The figures
+// travel beside the JSON, not inside it, so that hundreds of kilobytes of
+// markup are not escaped into a string and parsed back.
 type Reply struct {
 	JSON    string
 	Figures []Figure
@@ -432,17 +412,88 @@ type Figure struct {
 }
 
 // Figure returns the markup of the named figure, or "".
-func (r Reply) Figure(name string) string {
-	for _, f := range r.Figures {
-		if f.Name == name {
-			return f.Markup
-		}
-	}
-	return ""
-}
+func (r Reply) Figure(name string) string { return figureOf(r.Figures, name) }
 
-func errorReply(err error) Reply { return Reply{JSON: errorJSON(err)} }
-
-// ErrorJSON renders err as the JSON error object every call returns on
+// ErrorJSON renders err as the JSON error object every page answer is on
 // failure: {"error":{"field":..., "name":..., "message":...}}.
 func ErrorJSON(err error) string { return errorJSON(err) }
+
+// Page questions, as Answer takes them.
+const (
+	PageTopo      = "topo"
+	PageTune      = "tune"
+	PageEstimate  = "estimate"
+	PageEstimator = "estimator"
+	PageStep      = "step"
+)
+
+// Answer answers one page question for req as a Reply: the typed page
+// answer (TopoPage, TunePage, EstimatePage, EstimatorPage, StepPage)
+// encoded with encoding/json, or the error object.
+func (s *Service) Answer(ctx context.Context, question string, req *Request) Reply {
+	var v any
+	var figs []Figure
+	var err error
+	switch question {
+	case PageTopo:
+		var p *TopoPage
+		if p, err = s.TopoPage(ctx, req); err == nil {
+			v, figs = p, p.Figures
+		}
+	case PageTune:
+		var p *TunePage
+		if p, err = s.TunePage(ctx, req); err == nil {
+			v, figs = p, p.Figures
+		}
+	case PageEstimate:
+		v, err = s.EstimatePage(ctx, req)
+	case PageEstimator:
+		var p *EstimatorPage
+		if p, err = s.EstimatorPage(ctx, req); err == nil {
+			v, figs = p, p.Figures
+		}
+	case PageStep:
+		var p *StepPage
+		if p, err = s.StepPage(ctx, req); err == nil {
+			v, figs = p, p.Figures
+		}
+	default:
+		err = fieldErr("", "unknown question \""+question+"\"")
+	}
+	return reply(v, figs, err)
+}
+
+// AnswerDoctor answers the log doctor page as a Reply.
+func (s *Service) AnswerDoctor(ctx context.Context, logText, envText string) Reply {
+	p, err := s.DoctorPage(ctx, logText, envText)
+	if err != nil {
+		return reply(nil, nil, err)
+	}
+	return reply(p, p.Figures, nil)
+}
+
+// reply encodes v, or err.
+func reply(v any, figs []Figure, err error) Reply {
+	if err != nil {
+		return Reply{JSON: errorJSON(err)}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Reply{JSON: errorJSON(fmt.Errorf("encode the answer: %w", err))}
+	}
+	return Reply{JSON: string(b), Figures: figs}
+}
+
+// jsonNumber formats v as encoding/json writes a float64 (bits 64) or a
+// float32 (bits 32); figures carry the same spelling as the JSON.
+func jsonNumber(v float64, bits int) string {
+	var x any = v
+	if bits == 32 {
+		x = float32(v)
+	}
+	b, err := json.Marshal(x)
+	if err != nil {
+		return "null" // NaN and infinities have no JSON spelling
+	}
+	return string(b)
+}

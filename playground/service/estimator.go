@@ -1,4 +1,4 @@
-package api
+package service
 
 import (
 	"context"
@@ -16,123 +16,109 @@ import (
 // measurements of AllReduce, AllGather and ReduceScatter exist.
 const EstimatorDefaultPreset = "rtx4090-2x-2socket"
 
-// Estimator answers the estimator page: "result" is `ncclsim estimate
-// --json` at the chosen size; "sweep" holds, for every size from 8 B to
-// 8 GiB, NCCL's model and the calibrated estimate (time and busbw) with the
-// busbw range of the class's error band; "measurements" the published runs
-// of the same preset, node count and collective, with their sources; the
-// figures are "busbw" and "time" (model and calibrated curves, the band,
-// the measured points linked to their sources) and "estimate" (the table
-// at the chosen size, with formulas).
-func (s *Session) Estimator(ctx context.Context, req *Request) Reply {
-	f, n, dt, err := estimateInputs(req)
+// EstimatorPage is the estimator page's answer: Result is `ncclsim
+// estimate --json` at the chosen size; Sweep holds, for every size from
+// 8 B to 8 GiB, NCCL's model and the calibrated estimate (time and busbw)
+// with the busbw range of the class's error band; Measurements the
+// published runs of the same preset, node count and collective, with their
+// sources. The figures are "busbw" and "time" (model and calibrated
+// curves, the band, the measured points linked to their sources) and
+// "estimate" (the table at the chosen size, with formulas).
+type EstimatorPage struct {
+	Result       *EstimateResult `json:"result"`
+	Sweep        Sweep           `json:"sweep"`
+	Measurements []Measurement   `json:"measurements"`
+	Problems     []Problem       `json:"problems"`
+	Command      string          `json:"command"`
+	Figures      []Figure        `json:"-"`
+}
+
+// Sweep is the estimator's curves, one value per size (null where the
+// band has no upper end).
+type Sweep struct {
+	Sizes               []uint64   `json:"sizes"`
+	ModelTimeUs         []float64  `json:"model_time_us"`
+	ModelBusBwGBps      []float64  `json:"model_busbw_GBps"`
+	CalibratedTimeUs    []float64  `json:"calibrated_time_us"`
+	CalibratedBusBwGBps []float64  `json:"calibrated_busbw_GBps"`
+	BusBwLowGBps        []float64  `json:"busbw_low_GBps"`
+	BusBwHighGBps       []*float64 `json:"busbw_high_GBps"`
+}
+
+// Measurement is one published run drawn next to the estimate.
+type Measurement struct {
+	ID          string           `json:"id"`
+	Title       string           `json:"title"`
+	URL         string           `json:"url"`
+	Date        string           `json:"date"`
+	GPU         string           `json:"gpu"`
+	NGPUs       int              `json:"ngpus"`
+	NNodes      int              `json:"nnodes"`
+	NCCLVersion string           `json:"nccl_version"`
+	Dtype       string           `json:"dtype"`
+	Fit         bool             `json:"fit"`
+	Rows        []MeasurementRow `json:"rows"`
+}
+
+// MeasurementRow is one size of a published run.
+type MeasurementRow struct {
+	Bytes     uint64  `json:"bytes"`
+	TimeUs    float64 `json:"time_us"`
+	BusBwGBps float64 `json:"busbw_GBps"`
+}
+
+// EstimatorPage answers the estimator page for req.
+func (s *Service) EstimatorPage(ctx context.Context, req *Request) (*EstimatorPage, error) {
+	r, es, e, err := s.estimate(ctx, req)
 	if err != nil {
-		return errorReply(err)
+		return nil, err
 	}
-	b, es, err := s.modelAndEstimator(ctx, req)
+	f, _, dt, _ := estimateInputs(req)
+	sweep, err := es.Sweep(ctx, f, SweepSizes(), tune.Request{Datatype: dt})
 	if err != nil {
-		return errorReply(err)
-	}
-	e, err := es.Estimate(tune.Request{Func: f, NBytes: n, Datatype: dt})
-	if err != nil {
-		return errorReply(selectField(b.tune, err))
-	}
-	sizes := SweepSizes()
-	sweep, err := es.Sweep(ctx, f, sizes, tune.Request{Datatype: dt})
-	if err != nil {
-		return errorReply(&FieldError{Field: "coll", Message: err.Error()})
+		return nil, &FieldError{Field: "coll", Message: err.Error()}
 	}
 	sets, err := s.datasets()
 	if err != nil {
-		return errorReply(err)
+		return nil, err
 	}
 	var match []*estimate.Dataset
 	if req.Preset != "" {
 		for _, d := range sets {
 			df, err := d.Func()
-			if err != nil || df != f || d.System.Preset != req.Preset || max(d.System.Nodes, 1) != b.nodes {
+			if err != nil || df != f || d.System.Preset != req.Preset || max(d.System.Nodes, 1) != r.NNodes {
 				continue
 			}
 			match = append(match, d)
 		}
 	}
-
-	var w jw
-	w.b = make([]byte, 0, 32<<10)
-	w.obj()
-	w.key("result")
-	writeEstimateResult(&w, b, &e, f, n, dt)
-	w.key("sweep")
-	w.obj()
-	w.key("sizes")
-	w.arr()
-	for _, x := range sweep {
-		w.u64(x.Bytes)
+	p := &EstimatorPage{Result: r, Measurements: []Measurement{}, Problems: r.Problems, Command: Command("estimate", req)}
+	sw := &p.Sweep
+	for i := range sweep {
+		x := &sweep[i]
+		sw.Sizes = append(sw.Sizes, x.Bytes)
+		sw.ModelTimeUs = append(sw.ModelTimeUs, x.Model.TimeUs)
+		sw.ModelBusBwGBps = append(sw.ModelBusBwGBps, x.Model.BusBwGBps)
+		sw.CalibratedTimeUs = append(sw.CalibratedTimeUs, x.Calibrated.TimeUs)
+		sw.CalibratedBusBwGBps = append(sw.CalibratedBusBwGBps, x.Calibrated.BusBwGBps)
+		sw.BusBwLowGBps = append(sw.BusBwLowGBps, x.Calibrated.BusBwLowGBps)
+		sw.BusBwHighGBps = append(sw.BusBwHighGBps, x.Calibrated.BusBwHighGBps)
 	}
-	w.endArr()
-	col := func(name string, get func(x *estimate.Estimate) (float64, bool)) {
-		w.key(name)
-		w.arr()
-		for i := range sweep {
-			if v, ok := get(&sweep[i]); ok {
-				w.f64(v)
-			} else {
-				w.null()
-			}
-		}
-		w.endArr()
-	}
-	col("model_time_us", func(x *estimate.Estimate) (float64, bool) { return x.Model.TimeUs, true })
-	col("model_busbw_GBps", func(x *estimate.Estimate) (float64, bool) { return x.Model.BusBwGBps, true })
-	col("calibrated_time_us", func(x *estimate.Estimate) (float64, bool) { return x.Calibrated.TimeUs, true })
-	col("calibrated_busbw_GBps", func(x *estimate.Estimate) (float64, bool) { return x.Calibrated.BusBwGBps, true })
-	col("busbw_low_GBps", func(x *estimate.Estimate) (float64, bool) { return x.Calibrated.BusBwLowGBps, true })
-	col("busbw_high_GBps", func(x *estimate.Estimate) (float64, bool) {
-		if x.Calibrated.BusBwHighGBps == nil {
-			return 0, false
-		}
-		return *x.Calibrated.BusBwHighGBps, true
-	})
-	w.end()
-	w.key("measurements")
-	w.arr()
 	for _, d := range match {
-		w.obj()
-		w.kstr("id", d.ID)
-		w.kstr("title", d.Source.Title)
-		w.kstr("url", d.Source.URL)
-		w.kstr("date", d.Source.Date)
-		w.kstr("gpu", d.Hardware.GPUModel)
-		w.kint("ngpus", d.Hardware.NGPUs)
-		w.kint("nnodes", d.Hardware.NNodes)
-		w.kstr("nccl_version", d.Run.NCCLVersion)
-		w.kstr("dtype", d.Run.Dtype)
-		w.kbool("fit", d.Fit)
-		w.key("rows")
-		w.arr()
-		for _, r := range d.Rows {
-			w.obj()
-			w.key("bytes")
-			w.u64(r.Bytes)
-			w.kf64("time_us", r.TimeUs)
-			w.kf64("busbw_GBps", r.BusBwGBps)
-			w.end()
+		m := Measurement{ID: d.ID, Title: d.Source.Title, URL: d.Source.URL, Date: d.Source.Date, GPU: d.Hardware.GPUModel,
+			NGPUs: d.Hardware.NGPUs, NNodes: d.Hardware.NNodes, NCCLVersion: d.Run.NCCLVersion, Dtype: d.Run.Dtype, Fit: d.Fit,
+			Rows: []MeasurementRow{}}
+		for _, row := range d.Rows {
+			m.Rows = append(m.Rows, MeasurementRow{row.Bytes, row.TimeUs, row.BusBwGBps})
 		}
-		w.endArr()
-		w.end()
+		p.Measurements = append(p.Measurements, m)
 	}
-	w.endArr()
-	w.key("problems")
-	writeProblems(&w, b.problems)
-	w.kstr("command", Command("estimate", req))
-	w.end()
-
-	figs := []Figure{
+	p.Figures = []Figure{
 		{"busbw", estimatorChart(es, f, sweep, match, true)},
 		{"time", estimatorChart(es, f, sweep, match, false)},
-		{"estimate", estimateTable(es, &e, f)},
+		{"estimate", estimateTable(es, e, f)},
 	}
-	return Reply{JSON: w.String(), Figures: figs}
+	return p, nil
 }
 
 // linkable returns u when it is a web address, else "".

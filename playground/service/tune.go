@@ -1,4 +1,4 @@
-package api
+package service
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/figure"
-	"github.com/distributed-nav/distributed-nav/playground/jsonw"
-	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
 
@@ -27,113 +25,217 @@ type pair struct {
 
 func (p pair) String() string { return p.a.String() + "/" + p.p.String() }
 
-// Tune answers the algorithm & protocol page. The JSON holds "result"
-// (exactly `ncclsim tune --json` for the same inputs), "curves" (the
-// model's time of every usable algorithm × protocol at each sweep size,
-// null where unusable), "crossovers" (the exact byte counts where NCCL's
-// choice changes, found by bisection between sweep sizes), "segments" (the
-// winner band), "problems" and "command"; the figures are "chart",
-// "selection" (the choice per size) and "cells" (the collective's cells),
-// each number with its formula.
-func (s *Session) Tune(ctx context.Context, req *Request) Reply {
+// SelectionRow is one size of the selection sweep.
+type SelectionRow struct {
+	Bytes     uint64  `json:"bytes"`
+	Algo      string  `json:"algo"`
+	Proto     string  `json:"proto"`
+	NChannels int     `json:"nchannels"`
+	NThreads  int     `json:"nthreads"`
+	TimeUs    float64 `json:"time_us"`
+	AlgBw     float64 `json:"algbw_GBps"`
+	BusBw     float64 `json:"busbw_GBps"`
+}
+
+// TuneCell is one (function, algorithm, protocol) cell of the tables.
+type TuneCell struct {
+	Func      string  `json:"func"`
+	Algo      string  `json:"algo"`
+	Proto     string  `json:"proto"`
+	LatencyUs float64 `json:"latency_us"`
+	BwGBps    float64 `json:"bandwidth_GBps"`
+	Usable    bool    `json:"usable"`
+}
+
+// TuneResult is the answer to the tuning question, the object `ncclsim
+// tune --json` prints: NCCL's latency and bandwidth of every function ×
+// algorithm × protocol, its TUNING log lines, and the choice per size
+// from 8 B to 8 GiB for one collective.
+type TuneResult struct {
+	Checked `json:"-"`
+	// Model is the tuning model the result was read from (for text output).
+	Model         *tune.Model       `json:"-"`
+	Topology      string            `json:"topology"`
+	Nodes         int               `json:"nodes"`
+	NRanks        int               `json:"nranks"`
+	NCCL          string            `json:"nccl"`
+	Env           map[string]string `json:"env"`
+	Problems      []Problem         `json:"problems"`
+	CommNChannels int               `json:"comm_nchannels"`
+	NVLSChannels  int               `json:"nvls_channels"`
+	MaxThreads    map[string][]int  `json:"max_threads"`
+	Thresholds    string            `json:"thread_thresholds"`
+	Cells         []TuneCell        `json:"cells"`
+	TableText     []string          `json:"tuning_log"`
+	EnableMatrix  string            `json:"enable_matrix,omitempty"`
+	Coll          string            `json:"coll"`
+	Selection     []SelectionRow    `json:"selection"`
+	Notes         []string          `json:"notes"`
+}
+
+// Tune answers the tuning question for req (system fields and Coll,
+// default allreduce).
+func (s *Service) Tune(ctx context.Context, req *Request) (*TuneResult, error) {
 	f, err := lookupColl(req.Coll, "allreduce")
 	if err != nil {
-		return errorReply(err)
+		return nil, err
 	}
+	b, err := s.tuned(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	choices, err := b.res.Tune.Sweep(ctx, f, SweepSizes(), tune.Request{})
+	if err != nil {
+		return nil, selectField(b.res.Tune, err)
+	}
+	return newTuneResult(b, f, choices), nil
+}
+
+// tuned builds (or reuses) the model for req and fails when the
+// environment leaves no tuning model, naming the variable.
+func (s *Service) tuned(ctx context.Context, req *Request) (*built, error) {
 	b, err := s.build(ctx, req)
 	if err != nil {
-		return errorReply(err)
+		return nil, err
 	}
 	if b.tuneErr != nil {
-		return errorReply(tuneField(b.tuneErr))
+		return nil, tuneField(b.tuneErr)
 	}
-	m := b.tune
+	return b, nil
+}
+
+// newTuneResult assembles the TuneResult of b for f from the sweep.
+func newTuneResult(b *built, f tune.Func, choices []tune.Choice) *TuneResult {
+	m := b.res.Tune
+	rows := make([]SelectionRow, len(choices))
+	for i, c := range choices {
+		alg := c.AlgBwGBps()
+		rows[i] = SelectionRow{c.NBytes, c.Algo.String(), c.Proto.String(), c.NChannels, c.NThreads,
+			float64(c.TimeUs), alg, alg * tune.BusBwFactor(f, m.Sys.NRanks)}
+	}
+	out := &TuneResult{
+		Checked: b.checked(), Model: m,
+		Topology: b.host.name, Nodes: b.nodes, NRanks: m.Sys.NRanks, NCCL: NCCLVersion,
+		Env: envMap(b.env), Problems: problems(b.problems),
+		CommNChannels: m.CommNChannels, NVLSChannels: m.NVLSChannels,
+		MaxThreads: map[string][]int{}, Thresholds: m.ThresholdsLine(),
+		TableText: m.TuningTableLines(), Coll: f.String(), Selection: rows,
+		Notes: append([]string{}, b.res.Notes...),
+	}
+	if out.TableText == nil {
+		out.TableText = []string{}
+	}
+	if s, ok := m.EnableMatrix(); ok {
+		out.EnableMatrix = s
+	}
+	for a := tune.Algorithm(0); a < tune.NumAlgorithms; a++ {
+		out.MaxThreads[a.String()] = m.MaxThreads[a][:]
+	}
+	for fn := tune.Func(0); fn < tune.NumFuncs; fn++ {
+		for a := tune.Algorithm(0); a < tune.NumAlgorithms; a++ {
+			for p := tune.Protocol(0); p < tune.NumProtocols; p++ {
+				out.Cells = append(out.Cells, TuneCell{fn.String(), a.String(), p.String(),
+					float64(m.Latencies[fn][a][p]), float64(m.Bandwidths[fn][a][p]), m.Bandwidths[fn][a][p] > 0})
+			}
+		}
+	}
+	return out
+}
+
+// TunePage is the algorithm page's answer: Result; the sweep sizes; the
+// model's time of every usable algorithm × protocol at each size (null
+// where unusable); the exact byte counts where NCCL's choice changes
+// (found by bisection between sweep sizes); the winner band; the
+// environment problems and the ncclsim line. The figures are "chart",
+// "selection" (the choice per size) and "cells" (the collective's cells),
+// each number with its formula.
+type TunePage struct {
+	Result     *TuneResult `json:"result"`
+	Sizes      []uint64    `json:"sizes"`
+	Curves     []Curve     `json:"curves"`
+	Crossovers []Crossover `json:"crossovers"`
+	Segments   []Segment   `json:"segments"`
+	Problems   []Problem   `json:"problems"`
+	Command    string      `json:"command"`
+	ElapsedMs  float64     `json:"elapsed_ms"`
+	Figures    []Figure    `json:"-"`
+}
+
+// Curve is the predicted time of one algorithm × protocol per sweep size.
+type Curve struct {
+	Algo   string     `json:"algo"`
+	Proto  string     `json:"proto"`
+	TimeUs []*float64 `json:"time_us"`
+}
+
+// Crossover is a size from which NCCL picks a different pair.
+type Crossover struct {
+	Bytes uint64 `json:"bytes"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+}
+
+// Segment is one stretch of the winner band.
+type Segment struct {
+	From   uint64 `json:"from"`
+	To     uint64 `json:"to"`
+	Winner string `json:"winner"`
+}
+
+// TunePage answers the algorithm page for req.
+func (s *Service) TunePage(ctx context.Context, req *Request) (*TunePage, error) {
+	f, err := lookupColl(req.Coll, "allreduce")
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.tuned(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	m := b.res.Tune
 	sizes := SweepSizes()
 	choices, err := m.Sweep(ctx, f, sizes, tune.Request{})
 	if err != nil {
-		return errorReply(selectField(m, err))
+		return nil, selectField(m, err)
 	}
-	var w jw
-	w.b = make([]byte, 0, 64<<10)
-	w.obj()
-	w.key("result")
-	writeTuneResult(&w, b, f, choices)
-
+	p := &TunePage{Result: newTuneResult(b, f, choices), Sizes: sizes, Curves: []Curve{}, Crossovers: []Crossover{}, Segments: []Segment{},
+		Problems: problems(b.problems), Command: Command("tune", req), ElapsedMs: float64(b.elapsed.Microseconds()) / 1000}
 	// Curves: every pair some size can use.
 	var pairs []pair
 	for a := tune.Algorithm(0); a < tune.NumAlgorithms; a++ {
-		for p := tune.Protocol(0); p < tune.NumProtocols; p++ {
+		for pr := tune.Protocol(0); pr < tune.NumProtocols; pr++ {
 			for _, c := range choices {
-				if c.Costs[a][p] >= 0 {
-					pairs = append(pairs, pair{a, p})
+				if c.Costs[a][pr] >= 0 {
+					pairs = append(pairs, pair{a, pr})
 					break
 				}
 			}
 		}
 	}
-	w.key("sizes")
-	w.arr()
-	for _, n := range sizes {
-		w.u64(n)
-	}
-	w.endArr()
-	w.key("curves")
-	w.arr()
 	for _, pr := range pairs {
-		w.obj()
-		w.kstr("algo", pr.a.String())
-		w.kstr("proto", pr.p.String())
-		w.key("time_us")
-		w.arr()
-		for _, c := range choices {
-			if v := c.Costs[pr.a][pr.p]; v >= 0 {
-				w.f64(float64(v))
-			} else {
-				w.null()
+		c := Curve{Algo: pr.a.String(), Proto: pr.p.String(), TimeUs: make([]*float64, len(choices))}
+		for i, ch := range choices {
+			if v := ch.Costs[pr.a][pr.p]; v >= 0 {
+				t := float64(v)
+				c.TimeUs[i] = &t
 			}
 		}
-		w.endArr()
-		w.end()
+		p.Curves = append(p.Curves, c)
 	}
-	w.endArr()
-
 	cross := crossovers(m, f, choices)
-	w.key("crossovers")
-	w.arr()
 	for _, x := range cross {
-		w.obj()
-		w.key("bytes")
-		w.u64(x.bytes)
-		w.kstr("from", x.from.String())
-		w.kstr("to", x.to.String())
-		w.end()
+		p.Crossovers = append(p.Crossovers, Crossover{x.bytes, x.from.String(), x.to.String()})
 	}
-	w.endArr()
 	segs := segments(choices, cross)
-	w.key("segments")
-	w.arr()
 	for _, sg := range segs {
-		w.obj()
-		w.key("from")
-		w.u64(sg.from)
-		w.key("to")
-		w.u64(sg.to)
-		w.kstr("winner", sg.p.String())
-		w.end()
+		p.Segments = append(p.Segments, Segment{sg.from, sg.to, sg.p.String()})
 	}
-	w.endArr()
-
-	figs := []Figure{
+	p.Figures = []Figure{
 		{"chart", tuneChart(m, f, pairs, choices, cross, segs)},
 		{"selection", selectionTable(m, f, choices)},
 		{"cells", cellsTable(m, f)},
 	}
-	w.key("problems")
-	writeProblems(&w, b.problems)
-	w.kstr("command", Command("tune", req))
-	w.kf64("elapsed_ms", float64(b.elapsed.Microseconds())/1000)
-	w.end()
-	return Reply{JSON: w.String(), Figures: figs}
+	return p, nil
 }
 
 // tuneField attributes a tuning-model error to the variable that caused it.
@@ -172,108 +274,6 @@ func lookupColl(name, def string) (tune.Func, error) {
 		return 0, fieldErr("coll", err.Error())
 	}
 	return f, nil
-}
-
-// writeTuneResult writes the object of `ncclsim tune --json`
-// (playground/cmd/ncclsim/tune.go, tuneOutput), field for field.
-func writeTuneResult(w *jw, b *built, f tune.Func, choices []tune.Choice) {
-	m := b.tune
-	w.obj()
-	w.kstr("topology", b.host.name)
-	w.kint("nodes", b.nodes)
-	w.kint("nranks", m.Sys.NRanks)
-	w.kstr("nccl", NCCLVersion)
-	w.key("env")
-	writeEnv(w, b.env)
-	w.key("problems")
-	writeProblems(w, b.problems)
-	w.kint("comm_nchannels", m.CommNChannels)
-	w.kint("nvls_channels", m.NVLSChannels)
-	w.key("max_threads")
-	w.obj()
-	for _, a := range sortedAlgos() {
-		w.key(a.String())
-		w.ints(m.MaxThreads[a][:])
-	}
-	w.end()
-	w.kstr("thread_thresholds", m.ThresholdsLine())
-	w.key("cells")
-	w.arr()
-	for fn := tune.Func(0); fn < tune.NumFuncs; fn++ {
-		for a := tune.Algorithm(0); a < tune.NumAlgorithms; a++ {
-			for p := tune.Protocol(0); p < tune.NumProtocols; p++ {
-				w.obj()
-				w.kstr("func", fn.String())
-				w.kstr("algo", a.String())
-				w.kstr("proto", p.String())
-				w.kf64("latency_us", float64(m.Latencies[fn][a][p]))
-				w.kf64("bandwidth_GBps", float64(m.Bandwidths[fn][a][p]))
-				w.kbool("usable", m.Bandwidths[fn][a][p] > 0)
-				w.end()
-			}
-		}
-	}
-	w.endArr()
-	w.key("tuning_log")
-	lines := m.TuningTableLines()
-	if lines == nil {
-		lines = []string{}
-	}
-	w.strs(lines)
-	if s, ok := m.EnableMatrix(); ok {
-		w.kstr("enable_matrix", s)
-	}
-	w.kstr("coll", f.String())
-	w.key("selection")
-	w.arr()
-	factor := tune.BusBwFactor(f, m.Sys.NRanks)
-	for _, c := range choices {
-		alg := c.AlgBwGBps()
-		w.obj()
-		w.key("bytes")
-		w.u64(c.NBytes)
-		w.kstr("algo", c.Algo.String())
-		w.kstr("proto", c.Proto.String())
-		w.kint("nchannels", c.NChannels)
-		w.kint("nthreads", c.NThreads)
-		w.kf64("time_us", float64(c.TimeUs))
-		w.kf64("algbw_GBps", alg)
-		w.kf64("busbw_GBps", alg*factor)
-		w.end()
-	}
-	w.endArr()
-	w.key("notes")
-	notes := b.notes
-	if notes == nil {
-		notes = []string{}
-	}
-	w.strs(notes)
-	w.end()
-}
-
-// sortedAlgos returns the algorithms in the order encoding/json writes map
-// keys (sorted by name), as the CLI's max_threads map comes out.
-func sortedAlgos() []tune.Algorithm {
-	out := make([]tune.Algorithm, 0, tune.NumAlgorithms)
-	for a := tune.Algorithm(0); a < tune.NumAlgorithms; a++ {
-		out = append(out, a)
-	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].String() < out[j-1].String(); j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
-}
-
-// writeEnv writes the environment as a JSON object with sorted keys.
-func writeEnv(w *jw, env ncclenv.Env) {
-	w.obj()
-	for _, n := range env.Names() {
-		v, _ := env.Lookup(n)
-		w.kstr(n, v)
-	}
-	w.end()
 }
 
 // crossover is a size at which NCCL's choice changes.
@@ -380,10 +380,10 @@ func tuneChart(m *tune.Model, f tune.Func, pairs []pair, choices []tune.Choice, 
 }
 
 // f32s formats a float32 model value as the CLI's JSON does.
-func f32s(v float32) string { return string(jsonw.AppendFloat(nil, float64(v), 32)) }
+func f32s(v float32) string { return jsonNumber(float64(v), 32) }
 
 // f64s formats a float64 as JSON does.
-func f64s(v float64) string { return string(jsonw.AppendFloat(nil, v, 64)) }
+func f64s(v float64) string { return jsonNumber(v, 64) }
 
 // timeFormula explains ncclTopoGetAlgoTime for one pair and size with the
 // model's numbers (tuning.cc:630-655): time = lat × latCount + nBytes /

@@ -1,4 +1,4 @@
-package api
+package service
 
 import (
 	"context"
@@ -6,12 +6,27 @@ import (
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/figure"
-	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
 
-// Default inputs of the step page (the static view and the live page
-// open on them).
-var defaultStep = StepInputs{Mode: "ddp", Params: "1.5B", ForwardMs: "60", BackwardMs: "120", OptimizerMs: "10"}
+// DefaultStep are the inputs the step page opens on (its static view and
+// the live page).
+var DefaultStep = StepInputs{Mode: "ddp", Params: "1.5B", ForwardMs: "60", BackwardMs: "120", OptimizerMs: "10"}
+
+// The estimator page opens on an AllReduce of DefaultEstimatorBytes.
+const (
+	DefaultEstimatorColl  = "allreduce"
+	DefaultEstimatorBytes = "64M"
+)
+
+// figureOf returns the markup of the named figure, or "".
+func figureOf(figs []Figure, name string) string {
+	for _, f := range figs {
+		if f.Name == name {
+			return f.Markup
+		}
+	}
+	return ""
+}
 
 // StaticHTML returns the view of a playground page without JavaScript:
 // the same figures and tables the live page shows for its default inputs
@@ -21,7 +36,7 @@ var defaultStep = StepInputs{Mode: "ddp", Params: "1.5B", ForwardMs: "60", Backw
 // "estimator", "step" or "doctor" (which has no static results: "").
 // Output is deterministic.
 func StaticHTML(ctx context.Context, widget, preset string) (string, error) {
-	s := NewSession()
+	s := New()
 	var blocks []string
 	add := func(html ...string) {
 		for _, h := range html {
@@ -33,17 +48,11 @@ func StaticHTML(ctx context.Context, widget, preset string) (string, error) {
 	p := func(text string) string { return "<p>" + figure.Escape(text) + "</p>" }
 	h2 := func(text string) string { return "<h2>" + figure.Escape(text) + "</h2>" }
 	fig := func(markup string) string { return `<div class="pg-figure">` + markup + `</div>` }
-	check := func(r Reply) error {
-		if strings.HasPrefix(r.JSON, `{"error"`) {
-			return &FieldError{Field: widget, Message: r.JSON}
-		}
-		return nil
-	}
 	switch widget {
 	case "topology":
 		req := &Request{Preset: preset, Graph: "ring"}
-		r := s.Topo(ctx, req)
-		if err := check(r); err != nil {
+		r, err := s.TopoPage(ctx, req)
+		if err != nil {
 			return "", err
 		}
 		b, err := s.build(ctx, req)
@@ -51,57 +60,49 @@ func StaticHTML(ctx context.Context, widget, preset string) (string, error) {
 			return "", err
 		}
 		add(p("Results for the preset "+preset+": "+b.host.desc),
-			h2("Topology and ring channel 0"), fig(r.Figure("topology")),
+			h2("Topology and ring channel 0"), fig(figureOf(r.Figures, "topology")),
 			h2("Searched graphs"), graphsTable(b),
-			h2("Paths and transports between GPUs"), fig(r.Figure("matrix")), r.Figure("legend"),
-			p("The same numbers in a terminal: "+Command("topo", req)))
+			h2("Paths and transports between GPUs"), fig(figureOf(r.Figures, "matrix")), figureOf(r.Figures, "legend"),
+			p("The same numbers in a terminal: "+r.Command))
 	case "algorithms":
 		req := &Request{Preset: preset, Coll: "allreduce"}
-		r := s.Tune(ctx, req)
-		if err := check(r); err != nil {
-			return "", err
-		}
-		b, err := s.build(ctx, req)
-		if err != nil {
-			return "", err
-		}
-		choices, err := b.tune.Sweep(ctx, tune.AllReduce, SweepSizes(), tune.Request{})
+		r, err := s.TunePage(ctx, req)
 		if err != nil {
 			return "", err
 		}
 		var cross []string
-		for _, x := range crossovers(b.tune, tune.AllReduce, choices) {
-			cross = append(cross, x.from.String()+" → "+x.to.String()+" at "+strconv.FormatUint(x.bytes, 10)+" bytes")
+		for _, x := range r.Crossovers {
+			cross = append(cross, x.From+" → "+x.To+" at "+strconv.FormatUint(x.Bytes, 10)+" bytes")
 		}
 		crossText := "Crossovers: " + strings.Join(cross, "; ") + "."
 		if len(cross) == 0 {
 			crossText = "The same algorithm and protocol win at every size."
 		}
-		log := strings.Join(append(b.tune.TuningTableLines(), b.tune.ThresholdsLine()), "\n")
+		log := strings.Join(append(r.Result.TableText, r.Result.Thresholds), "\n")
 		add(p("AllReduce on the preset "+preset+": NCCL's predicted time for every usable algorithm and protocol, and the one it picks at each size."),
-			fig(r.Figure("chart")), p(crossText),
-			h2("What NCCL picks at each size"), fig(r.Figure("selection")),
+			fig(figureOf(r.Figures, "chart")), p(crossText),
+			h2("What NCCL picks at each size"), fig(figureOf(r.Figures, "selection")),
 			h2("The TUNING table as NCCL logs it"), `<pre class="pg-log">`+figure.Escape(log)+`</pre>`,
-			p("The same numbers in a terminal: "+Command("tune", req)))
+			p("The same numbers in a terminal: "+r.Command))
 	case "estimator":
-		req := &Request{Preset: EstimatorDefaultPreset, Coll: "allreduce", Bytes: "64M"}
-		r := s.Estimator(ctx, req)
-		if err := check(r); err != nil {
+		req := &Request{Preset: EstimatorDefaultPreset, Coll: DefaultEstimatorColl, Bytes: DefaultEstimatorBytes}
+		r, err := s.EstimatorPage(ctx, req)
+		if err != nil {
 			return "", err
 		}
 		add(p("AllReduce on the preset "+EstimatorDefaultPreset+" (two RTX 4090 without P2P): NCCL's tuning model, the calibrated estimate with its error band, and the published measurements of this system."),
-			fig(r.Figure("estimate")), h2("Bus bandwidth against size"), fig(r.Figure("busbw")),
-			h2("Time against size"), fig(r.Figure("time")),
-			p("The same numbers in a terminal: "+Command("estimate", req)))
+			fig(figureOf(r.Figures, "estimate")), h2("Bus bandwidth against size"), fig(figureOf(r.Figures, "busbw")),
+			h2("Time against size"), fig(figureOf(r.Figures, "time")),
+			p("The same numbers in a terminal: "+r.Command))
 	case "step":
-		req := &Request{Preset: preset, Step: defaultStep}
-		r := s.Step(ctx, req)
-		if err := check(r); err != nil {
+		req := &Request{Preset: preset, Step: DefaultStep}
+		r, err := s.StepPage(ctx, req)
+		if err != nil {
 			return "", err
 		}
 		add(p("A DDP step of a 1.5-billion-parameter model (bf16 gradients, default buckets; forward 60 ms, backward 120 ms, optimizer 10 ms on one GPU) on the preset "+preset+"."),
-			fig(r.Figure("timeline")), h2("Buckets"), fig(r.Figure("spans")),
-			p("The same numbers in a terminal: "+Command("step", req)))
+			fig(figureOf(r.Figures, "timeline")), h2("Buckets"), fig(figureOf(r.Figures, "spans")),
+			p("The same numbers in a terminal: "+r.Command))
 	case "doctor":
 		return "", nil
 	default:
@@ -117,7 +118,7 @@ func graphsTable(b *built) string {
 		Head:    []string{"graph", "channels", "bw intra", "bw inter", "type intra/inter", "channel 0"},
 		Class:   "pg-graphs",
 	}
-	for _, g := range b.search.Graphs() {
+	for _, g := range b.res.Search.Graphs() {
 		order := ""
 		if len(g.Channels) > 0 {
 			var r []string

@@ -1,14 +1,9 @@
-package api
+package service
 
 import (
 	"context"
-	"encoding/json"
-	"math"
 	"strings"
 	"testing"
-	"unicode/utf8"
-
-	"github.com/distributed-nav/distributed-nav/playground/jsonw"
 )
 
 func TestStaticHTML(t *testing.T) {
@@ -111,60 +106,10 @@ func FuzzParseCount(f *testing.F) {
 	})
 }
 
-// FuzzAppendString checks the hand-written JSON string encoder against
-// encoding/json: both must write the same bytes and decode to the same
-// string.
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "plain", "<svg>&\"'\\\n\t\x01", "\u2028\u2029", "\xff\xfe", "日本語", "\b\f\x7f"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		b := jsonw.AppendString(nil, s)
-		if enc, _ := json.Marshal(s); string(b) != string(enc) {
-			t.Errorf("%q: %s, encoding/json %s", s, b, enc)
-		}
-		var got string
-		if err := json.Unmarshal(b, &got); err != nil {
-			t.Fatalf("%q encoded as invalid JSON %s: %v", s, b, err)
-		}
-		want := strings.ToValidUTF8(s, "\uFFFD")
-		if !utf8.ValidString(s) {
-			// encoding/json replaces each invalid byte; compare with it.
-			var w string
-			enc, _ := json.Marshal(s)
-			_ = json.Unmarshal(enc, &w)
-			want = w
-		}
-		if got != want {
-			t.Errorf("%q round-tripped to %q, want %q", s, got, want)
-		}
-	})
-}
-
-func TestAppendFloat(t *testing.T) {
-	for _, v := range []float64{0, 1, -2.5, 1e-7, 1e21, 123456789.125, 20.600000381469727, math.SmallestNonzeroFloat64} {
-		got := string(jsonw.AppendFloat(nil, v, 64))
-		want, _ := json.Marshal(v)
-		if got != string(want) {
-			t.Errorf("%v: %s, encoding/json %s", v, got, want)
-		}
-	}
-	for _, v := range []float32{0, 20.6, 1e-7, 3.4e38, 370.8} {
-		got := string(jsonw.AppendFloat(nil, float64(v), 32))
-		want, _ := json.Marshal(v)
-		if got != string(want) {
-			t.Errorf("float32 %v: %s, encoding/json %s", v, got, want)
-		}
-	}
-	if s := string(jsonw.AppendFloat(nil, math.Inf(1), 64)); s != "null" {
-		t.Errorf("inf: %s", s)
-	}
-}
-
-// TestSessionCaches checks that changing only the drawing reuses the
+// TestServiceCaches checks that changing only the drawing reuses the
 // model and that a new environment builds a new one.
-func TestSessionCaches(t *testing.T) {
-	s := NewSession()
+func TestServiceCaches(t *testing.T) {
+	s := New()
 	r := &Request{Preset: "h100-sxm-8x"}
 	b1, err := s.build(context.Background(), r)
 	if err != nil {

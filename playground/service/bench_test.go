@@ -1,4 +1,4 @@
-package api
+package service
 
 import (
 	"context"
@@ -10,13 +10,13 @@ import (
 func BenchmarkTopoCached(b *testing.B) {
 	for _, p := range []string{"h100-sxm-8x", "h100-8x-ib", "rtx4090-8x"} {
 		b.Run(p, func(b *testing.B) {
-			s := NewSession()
+			s := New()
 			r := &Request{Preset: p}
-			s.Topo(context.Background(), r)
+			s.TopoPage(context.Background(), r)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				r.Channel = i % 2
-				s.Topo(context.Background(), r)
+				s.TopoPage(context.Background(), r)
 			}
 		})
 	}
@@ -27,13 +27,13 @@ func BenchmarkTopoCached(b *testing.B) {
 func BenchmarkTuneCached(b *testing.B) {
 	for _, p := range []string{"h100-sxm-8x", "rtx4090-8x"} {
 		b.Run(p, func(b *testing.B) {
-			s := NewSession()
+			s := New()
 			r := &Request{Preset: p}
-			s.Tune(context.Background(), r)
+			s.TunePage(context.Background(), r)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				r.Coll = []string{"allreduce", "allgather"}[i%2]
-				s.Tune(context.Background(), r)
+				s.TunePage(context.Background(), r)
 			}
 		})
 	}
@@ -45,7 +45,7 @@ func BenchmarkBuild(b *testing.B) {
 	for _, p := range []string{"h100-sxm-8x", "a100-sxm-8x", "rtx4090-8x"} {
 		b.Run(p, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				s := NewSession()
+				s := New()
 				if _, err := s.build(context.Background(), &Request{Preset: p}); err != nil {
 					b.Fatal(err)
 				}

@@ -1,0 +1,124 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/distributed-nav/distributed-nav/playground/doctor"
+	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
+)
+
+// Limits of the doctor's inputs in the browser (the CLI streams a log of
+// any size and reads at most MaxEnvFileBytes of an environment file).
+const (
+	MaxLogBytes     = 8 << 20
+	MaxEnvDumpSize  = 1 << 20
+	MaxEnvFileBytes = 16 << 20
+)
+
+// DoctorRequest is a log and/or an environment listing to diagnose.
+type DoctorRequest struct {
+	// Log is an NCCL_DEBUG=INFO log (nil: none); LogName names it in
+	// errors.
+	Log     io.Reader
+	LogName string
+	// Env is `env | grep NCCL` output or an nccl.conf file; HasEnv says
+	// one was given (an empty file is still checked).
+	Env    string
+	HasEnv bool
+}
+
+// DoctorResult is the answer to the doctor question, the object `ncclsim
+// doctor --json` prints.
+type DoctorResult = doctor.Report
+
+// Doctor diagnoses the log and the environment of req.
+func (s *Service) Doctor(ctx context.Context, req DoctorRequest) (*DoctorResult, error) {
+	if req.Log == nil && !req.HasEnv {
+		return nil, fieldErr("log", "paste an NCCL_DEBUG=INFO log, an environment listing, or both")
+	}
+	out := &doctor.Report{Diagnoses: []doctor.Diagnosis{}}
+	env := ncclenv.Env{}
+	if req.HasEnv {
+		entries, _ := doctor.ParseEnvText(req.Env)
+		kv := make(map[string]string, len(entries))
+		for _, e := range entries {
+			kv[e.Name] = e.Value
+		}
+		env = ncclenv.New(kv)
+		out.EnvFindings = doctor.LintEnv(req.Env)
+	}
+	if req.Log != nil {
+		sum, err := doctor.ParseLogContext(ctx, req.Log, doctor.Options{})
+		if err != nil {
+			msg := err.Error()
+			if req.LogName != "" {
+				msg = req.LogName + ": " + msg
+			}
+			return nil, &FieldError{Field: "log", Message: msg}
+		}
+		out.Summary = sum
+		out.Diagnoses = doctor.Diagnose(sum, env)
+	} else {
+		// Without a log, the environment rules still give diagnoses.
+		out.Diagnoses = doctor.Diagnose(nil, env)
+	}
+	return out, nil
+}
+
+// Explanation is the answer to "which NCCL source line printed this log
+// line, and what do its fields mean" (ncclsim doctor --explain LINE).
+type Explanation = doctor.LineExplanation
+
+// Explain ties one log line to the NCCL call that prints it; version, when
+// set, is the NCCL release the line comes from (for release-dependent
+// numbers such as path types).
+func (s *Service) Explain(line, version string) Explanation {
+	return doctor.ExplainLine(line, version)
+}
+
+// DoctorPage is the log doctor page's answer: Result and the ncclsim
+// line; the figure "report" is the doctor's HTML report (every log text
+// escaped).
+type DoctorPage struct {
+	Result  *DoctorResult `json:"result"`
+	Command string        `json:"command"`
+	Figures []Figure      `json:"-"`
+}
+
+// DoctorPage answers the log doctor page for pasted texts, refusing texts
+// over MaxLogBytes and MaxEnvDumpSize.
+func (s *Service) DoctorPage(ctx context.Context, logText, envText string) (*DoctorPage, error) {
+	if strings.TrimSpace(logText) == "" && strings.TrimSpace(envText) == "" {
+		return nil, fieldErr("log", "paste an NCCL_DEBUG=INFO log, an environment listing, or both")
+	}
+	if len(logText) > MaxLogBytes {
+		return nil, fieldErr("log", "the log is "+strconv.Itoa(len(logText))+" bytes; the limit here is "+strconv.Itoa(MaxLogBytes>>20)+" MiB (ncclsim doctor reads any size)")
+	}
+	if len(envText) > MaxEnvDumpSize {
+		return nil, fieldErr("envdump", "the environment text is "+strconv.Itoa(len(envText))+" bytes; the limit is "+strconv.Itoa(MaxEnvDumpSize>>20)+" MiB")
+	}
+	req := DoctorRequest{Env: envText, HasEnv: envText != ""}
+	if logText != "" {
+		req.Log = strings.NewReader(logText)
+	}
+	r, err := s.Doctor(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	var report bytes.Buffer
+	if err := doctor.WriteHTML(&report, r.Summary, r.Diagnoses); err != nil {
+		return nil, err
+	}
+	cmd := "ncclsim doctor"
+	if logText != "" {
+		cmd += " --log nccl.log"
+	}
+	if envText != "" {
+		cmd += " --env env.txt"
+	}
+	return &DoctorPage{Result: r, Command: cmd + " --json", Figures: []Figure{{"report", report.String()}}}, nil
+}

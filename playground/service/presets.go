@@ -1,0 +1,49 @@
+package service
+
+import "github.com/distributed-nav/distributed-nav/playground/presets"
+
+// PresetInfo is one built-in system, as `ncclsim presets --json` lists it.
+type PresetInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// Presets returns the built-in systems (parsed once per service).
+func (s *Service) Presets() ([]PresetInfo, error) {
+	list, err := s.presetList()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PresetInfo, 0, len(list))
+	for _, p := range list {
+		out = append(out, PresetInfo{Name: p.Name, Description: p.Description})
+	}
+	return out, nil
+}
+
+// presetList returns the parsed presets, cached.
+func (s *Service) presetList() ([]presets.Preset, error) {
+	if s.presets == nil {
+		list, err := presets.List()
+		if err != nil {
+			return nil, err
+		}
+		s.presets = list
+	}
+	return s.presets, nil
+}
+
+// PresetXML returns the topology XML of a preset (for "download" and for
+// editing a preset).
+func (s *Service) PresetXML(name string) (string, error) {
+	list, err := s.presetList()
+	if err != nil {
+		return "", err
+	}
+	for _, p := range list {
+		if p.Name == name {
+			return string(p.XML()), nil
+		}
+	}
+	return "", fieldErr("preset", "unknown preset \""+name+"\"")
+}
