@@ -48,12 +48,11 @@ clean: ## remove everything generated
 gen: npm vendor ## run the generator: content/ + data/ -> site/
 	$(GO) run ./generator/cmd/distnav build
 
-# The playground: one wasm binary for every widget, and the wasm_exec.js of
-# the same Go toolchain.
+# The playground: model.wasm for the model pages, doctor.wasm for the log
+# doctor, and the wasm_exec.js of the same Go toolchain (playground/wasm/build.sh
+# holds the build flags, for this target and for the Go site tests).
 wasm:
-	mkdir -p site/static/playground
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o site/static/playground/distnav.wasm ./playground/wasm
-	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" site/static/playground/
+	GO=$(GO) playground/wasm/build.sh site/static/playground
 
 vendor: npm
 	mkdir -p site/static/vendor/sqlite-wasm

@@ -95,35 +95,24 @@ func Build(ctx context.Context, root, work, baseURL string) (*Built, error) {
 	return b, nil
 }
 
-// buildWasm compiles the playground's wasm adapter into static/playground
-// with the wasm_exec.js of the same toolchain, as `make wasm` does.
+// buildWasm compiles the playground's wasm binaries into static/playground
+// with the wasm_exec.js of the same toolchain, by the script `make wasm`
+// runs (playground/wasm/build.sh: the one place of the build flags).
 func buildWasm(ctx context.Context, site string) error {
 	repo, err := RepoRoot()
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(repo, "playground", "wasm")); err != nil {
+	script := filepath.Join(repo, "playground", "wasm", "build.sh")
+	if _, err := os.Stat(script); err != nil {
 		return nil // no adapter in this tree
 	}
-	out := filepath.Join(site, "static", "playground")
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(out, "distnav.wasm"), "./playground/wasm")
+	cmd := exec.CommandContext(ctx, "sh", script, filepath.Join(site, "static", "playground"))
 	cmd.Dir = repo
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("build wasm: %w\n%s", err, b)
 	}
-	goroot, err := exec.CommandContext(ctx, "go", "env", "GOROOT").Output()
-	if err != nil {
-		return fmt.Errorf("go env GOROOT: %w", err)
-	}
-	js, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js"))
-	if err != nil {
-		return fmt.Errorf("wasm_exec.js: %w", err)
-	}
-	return os.WriteFile(filepath.Join(out, "wasm_exec.js"), js, 0o644)
+	return nil
 }
 
 // vendorAssets copies the npm-installed browser assets the site serves from

@@ -1,19 +1,19 @@
 //go:build js && wasm
 
-// Command wasm is the playground's WebAssembly module (GOOS=js
-// GOARCH=wasm): a thin adapter that exposes package api to JavaScript as
+// Package jsapi is the syscall/js glue between the playground pages and
+// package service: it reads a request from a JavaScript object (checking
+// types and sizes before anything large is copied into Go), calls the
+// service, and hands back {json, figures}. A panic below is recovered and
+// answered as the error object, so bad input never stops the module.
 //
-//	globalThis.distnav = {
-//	  version,                     // the NCCL release modelled
-//	  presets()            -> JSON // [{name, description}]
-//	  presetXML(name)      -> string (the topology XML) or error JSON
-//	  topo(request)        -> reply // see service.TopoPage
-//	  tune(request)        -> reply // service.TunePage
-//	  estimate(request)    -> reply // service.EstimatePage
-//	  estimator(request)   -> reply // service.EstimatorPage
-//	  step(request)        -> reply // service.StepPage
-//	  doctor({log, env})   -> reply // service.DoctorPage
-//	}
+// The pages load one of two binaries, each a three-line main that
+// registers what its pages need as globalThis.distnav:
+//
+//	playground/wasm/model   the topology, algorithm, estimator and step pages
+//	  version, presets() -> JSON, presetXML(name), topo(req), tune(req),
+//	  estimate(req), estimator(req), step(req)      (see service.Answer)
+//	playground/wasm/doctor  the log doctor page
+//	  version, presets() -> "[]", doctor({log, env}) (service.AnswerDoctor)
 //
 // A request is a plain object: {preset | xml, xmlName, nodes, p2p, env:
 // ["NAME=VALUE", ...], coll, bytes, dtype, fabric, graph, channel, mode,
@@ -21,20 +21,18 @@
 // backwardMs, optimizerMs, reshard, reduceDtype, shardDtype, timing,
 // timeoutMs, onProgress(polls)}. A reply is {json, figures: {name: markup}};
 // on any failure json is the error object {"error": {"field", "name",
-// "message"}}. A panic anywhere below is recovered and reported the same
-// way, so bad input never stops the module. Inputs are capped before they
-// are copied into Go.
+// "message"}}. The pages run the module inside a Web Worker
+// (site/assets/js/playground/worker.js) so that long searches never block
+// the page.
 //
-// The same binary serves every playground page; the pages run it inside a
-// Web Worker (site/assets/js/playground/worker.js) so that long searches
-// never block the page.
-//
-// Size: the Go runtime with syscall/js is about 570 KB gzip for an empty
-// module; the rest is the model and view code with fmt, encoding/xml,
-// encoding/csv and text/tabwriter, and the measurements and the calibration
-// compiled in as Go values. generator/sitetest's TestWasmSize reports the
-// size and fails when it grows past its ceiling.
-package main
+// Each binary links only what its functions reach, so the doctor page does
+// not download the model and the model pages do not download the doctor;
+// generator/sitetest's TestWasmSize reports both sizes. Of each, the Go
+// runtime with syscall/js is about 570 KB gzip (an empty module); the rest
+// is the model or doctor and view code with fmt, encoding/json and the
+// other standard packages they use, and the measurements and calibration
+// compiled in as Go values.
+package jsapi
 
 import (
 	"context"
@@ -50,15 +48,10 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/service"
 )
 
-func main() {
-	register(js.Global(), service.New())
-	select {}
-}
-
-// register installs the API object as g.distnav and returns it. The
-// functions stay alive for the life of the module, so they are never
+// RegisterModel installs the model pages' API as g.distnav and returns it.
+// The functions stay alive for the life of the module, so they are never
 // released.
-func register(g js.Value, s *service.Service) js.Value {
+func RegisterModel(g js.Value, s *service.Service) js.Value {
 	obj := js.Global().Get("Object").New()
 	obj.Set("version", service.NCCLVersion)
 	obj.Set("presets", js.FuncOf(func(js.Value, []js.Value) any {
@@ -98,6 +91,16 @@ func register(g js.Value, s *service.Service) js.Value {
 	for _, q := range []string{service.PageTopo, service.PageTune, service.PageEstimate, service.PageEstimator, service.PageStep} {
 		obj.Set(q, call(q))
 	}
+	g.Set("distnav", obj)
+	return obj
+}
+
+// RegisterDoctor installs the log doctor page's API as g.distnav and
+// returns it.
+func RegisterDoctor(g js.Value, s *service.Service) js.Value {
+	obj := js.Global().Get("Object").New()
+	obj.Set("version", service.NCCLVersion)
+	obj.Set("presets", js.FuncOf(func(js.Value, []js.Value) any { return "[]" }))
 	obj.Set("doctor", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		return guardReply(func() service.Reply {
 			if len(args) == 0 || args[0].Type() != js.TypeObject {
