@@ -221,8 +221,12 @@ func (b *builder) assemble() (*sitetree.Tree, Problems) {
 	if err != nil {
 		return nil, append(ps, Problem{File: "generator/searchdb", Line: 1, Msg: err.Error()})
 	}
+	consts, err := playgroundConstants()
+	if err != nil {
+		return nil, append(ps, Problem{File: "site", Line: 1, Msg: err.Error()})
+	}
 	// Tree.Assets are written under site/assets/gen/.
-	t.Assets = map[string][]byte{"chroma.css": css, strings.TrimPrefix(searchdb.ModulePath, "gen/"): spec}
+	t.Assets = map[string][]byte{"chroma.css": css, strings.TrimPrefix(searchdb.ModulePath, "gen/"): spec, "playground/constants.js": consts}
 	chapters := b.handbook(t.Nav)
 	t.Data = map[string]any{"handbook": chapters, "handbook_live": outsideHandbook(b.pages, chapters)}
 	return t, ps

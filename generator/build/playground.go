@@ -2,6 +2,7 @@ package build
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,9 +14,20 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/service"
 )
 
-// The playground's default system: the card's case, an 8x RTX 4090 box on
-// PCIe whose GeForce GPUs report no P2P.
-const defaultPreset = "rtx4090-8x"
+// The playground's default system (service.DefaultPreset).
+const defaultPreset = service.DefaultPreset
+
+// playgroundConstants is site/assets/gen/playground/constants.js: the
+// defaults, limits and option lists of the playground pages
+// (service.Constants) as an ES module, so that the JavaScript restates none
+// of them.
+func playgroundConstants() ([]byte, error) {
+	b, err := json.MarshalIndent(service.Constants(), "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("playground constants: %w", err)
+	}
+	return []byte("// Written by the generator from playground/service (service.Constants); do not edit.\nexport default " + string(b) + ";\n"), nil
+}
 
 // playgroundWidgets are the widgets the wasm adapter mounts, in page order; their titles
 // and descriptions are in content/site.yaml (playground.widgets).

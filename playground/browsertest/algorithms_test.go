@@ -51,7 +51,7 @@ func TestAlgorithmsPage(t *testing.T) {
 		if args[0] != "tune" {
 			t.Fatalf("%s: command %v", label, args)
 		}
-		checkSelection(b, cli(t, "", args...))
+		checkSelection(b, native(t, args...))
 	}
 	check("default")
 	timings = append(timings, b.change("[name=preset]", "h100-sxm-8x"))
@@ -104,7 +104,7 @@ func TestAlgorithmsPage(t *testing.T) {
 			n    uint64
 			want string
 		}{{n - 1, from}, {n, to}} {
-			v := cli(t, "", "estimate", "--preset", "h100-sxm-8x", "--coll", "allreduce", "--bytes", strconv.FormatUint(q.n, 10), "--json")
+			v := native(t, "estimate", "--preset", "h100-sxm-8x", "--coll", "allreduce", "--bytes", strconv.FormatUint(q.n, 10), "--json")
 			m := v["model"].(map[string]any)
 			if got := m["algo"].(string) + "/" + m["proto"].(string); got != q.want {
 				t.Errorf("at %d bytes ncclsim picks %s, the page lists %s", q.n, got, q.want)
@@ -113,7 +113,7 @@ func TestAlgorithmsPage(t *testing.T) {
 	}
 	// The chart's points carry the model's time of each pair (the formula's
 	// result, to two decimals): compare those at 1 MiB with ncclsim.
-	costs := cli(t, "", "estimate", "--preset", "h100-sxm-8x", "--coll", "allreduce", "--bytes", "1M", "--json")["model"].(map[string]any)["costs"].(map[string]any)
+	costs := native(t, "estimate", "--preset", "h100-sxm-8x", "--coll", "allreduce", "--bytes", "1M", "--json")["model"].(map[string]any)["costs"].(map[string]any)
 	titles := eval[[]string](b, `Array.from(document.querySelectorAll('#pg-chart circle.pg-dot title')).map((x) => x.textContent).filter((x) => x.includes(' at 1 MiB:'))`)
 	if len(titles) == 0 {
 		t.Fatal("no chart point at 1 MiB")

@@ -41,7 +41,7 @@ func TestEstimatorPage(t *testing.T) {
 		t.Helper()
 		noError(b, label)
 		args := command(b)
-		want := cli(t, "", args...)
+		want := native(t, args...)
 		m, c := want["model"].(map[string]any), want["calibrated"].(map[string]any)
 		checkNumbers(b, label+" model", rowValues(b, `.pg-estimate tr[data-row=nccl]`), []float64{m["time_us"].(float64), m["algbw_GBps"].(float64), m["busbw_GBps"].(float64)})
 		checkNumbers(b, label+" calibrated", rowValues(b, `.pg-estimate tr[data-row=calibrated]`), []float64{c["time_us"].(float64), c["algbw_GBps"].(float64), c["busbw_GBps"].(float64)})
@@ -94,7 +94,7 @@ func TestStepPage(t *testing.T) {
 		if args[0] != "step" {
 			t.Fatalf("command %v", args)
 		}
-		want := cli(t, "", args...)
+		want := native(t, args...)
 		x, _ := want["ddp"].(map[string]any)
 		if x == nil {
 			x = want["fsdp"].(map[string]any)
@@ -180,7 +180,7 @@ func TestDoctorPage(t *testing.T) {
 		b.change("[name=envdump]", env)
 		b.change("[name=log]", string(text))
 		noError(b, name)
-		want := cli(t, "", "doctor", "--log", filepath.Join(dir, name), "--env", envFile, "--json")
+		want := native(t, "doctor", "--log", filepath.Join(dir, name), "--env", envFile, "--json")
 		var wantIDs []string
 		for _, d := range want["diagnoses"].([]any) {
 			wantIDs = append(wantIDs, "diag-"+d.(map[string]any)["id"].(string))

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/distributed-nav/distributed-nav/generator/sitetest"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 )
 
 const subPath = "/distributed-nav/"
@@ -26,7 +26,6 @@ var (
 	repoRoot string
 	site     *sitetest.Built
 	server   *httptest.Server
-	ncclsim  string
 	setupErr error
 )
 
@@ -49,14 +48,6 @@ func TestMain(m *testing.M) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
-		ncclsim = filepath.Join(work, "ncclsim")
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", ncclsim, "./playground/cmd/ncclsim")
-		cmd.Dir = repoRoot
-		if out, err := cmd.CombinedOutput(); err != nil {
-			setupErr = err
-			os.Stderr.Write(out)
-			return m.Run()
-		}
 		site, setupErr = sitetest.Build(ctx, repoRoot, filepath.Join(work, "site"), "https://example.github.io"+subPath)
 		if setupErr != nil {
 			return m.Run()
@@ -298,21 +289,66 @@ func (b *browser) axe() {
 	}
 }
 
-// cli runs ncclsim and decodes its JSON output.
-func cli(t *testing.T, stdin string, args ...string) map[string]any {
+// native answers an ncclsim command line (the page's, or one a test
+// writes) by calling package service in this process, the same functions
+// the page's wasm runs, and returns the result as `ncclsim ... --json`
+// prints it (encoding/json of the same typed result), decoded.
+func native(t *testing.T, args ...string) map[string]any {
 	t.Helper()
-	cmd := exec.Command(ncclsim, args...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("ncclsim %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+	ctx := context.Background()
+	s := service.New()
+	var v any
+	var err error
+	if len(args) > 0 && args[0] == "doctor" {
+		req := service.DoctorRequest{}
+		for i := 1; i+1 < len(args); i += 2 {
+			b, rerr := os.ReadFile(args[i+1])
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			switch args[i] {
+			case "--log":
+				req.Log, req.LogName = bytes.NewReader(b), args[i+1]
+			case "--env":
+				req.Env, req.HasEnv = string(b), true
+			}
+		}
+		v, err = s.Doctor(ctx, req)
+	} else {
+		q, req, perr := service.ParseCommand(args)
+		if perr != nil {
+			t.Fatalf("%s: %v", strings.Join(args, " "), perr)
+		}
+		if req.XMLName != "" {
+			b, rerr := os.ReadFile(req.XMLName)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			req.XML = string(b)
+		}
+		switch q {
+		case service.PageTopo:
+			v, err = s.Topo(ctx, req)
+		case service.PageTune:
+			v, err = s.Tune(ctx, req)
+		case service.PageEstimate:
+			v, err = s.Estimate(ctx, req)
+		case service.PageStep:
+			v, err = s.Step(ctx, req)
+		}
 	}
-	var v map[string]any
-	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
-		t.Fatalf("ncclsim JSON: %v", err)
+	if err != nil {
+		t.Fatalf("service %s: %v", strings.Join(args, " "), err)
 	}
-	return v
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("service JSON: %v", err)
+	}
+	return m
 }
 
 // jsonNumber decodes a number written as text.

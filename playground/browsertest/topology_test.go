@@ -111,7 +111,7 @@ func TestTopologyPage(t *testing.T) {
 		if args[0] != "topo" {
 			t.Fatalf("%s: command %v", label, args)
 		}
-		checkTopology(b, cli(t, "", args...))
+		checkTopology(b, native(t, args...))
 	}
 	check("default")
 	if got := command(b); strings.Join(got, " ") != "topo --preset rtx4090-8x --json" {
@@ -140,7 +140,7 @@ func TestTopologyPage(t *testing.T) {
 	// Channels: all tree channels drawn, then one.
 	timings = append(timings, b.change("[name=graph]", "tree"))
 	timings = append(timings, b.change("[name=channel]", "-1"))
-	want := cli(t, "", command(b)...)
+	want := native(t, command(b)...)
 	var treeChannels int
 	for _, g := range want["graphs"].([]any) {
 		if m := g.(map[string]any); m["id"].(float64) == 1 {
@@ -221,7 +221,7 @@ func TestBadXMLRecovers(t *testing.T) {
 	if strings.Join(args, " ") != "topo --xml topology.xml --json" {
 		t.Errorf("command %v", args)
 	}
-	want := cli(t, "", "topo", "--xml", f, "--json")
+	want := native(t, "topo", "--xml", f, "--json")
 	checkTopology(b, want)
 	// The pasted XML travels in the link.
 	if !eval[bool](b, `location.hash.startsWith('#xml=')`) {
@@ -283,9 +283,9 @@ func TestLongSearchCancel(t *testing.T) {
 	if b.renders() <= n {
 		t.Error("no update after cancelling")
 	}
-	checkTopology(b, cli(t, "", "topo", "--preset", "a100-sxm-8x", "--json"))
+	checkTopology(b, native(t, "topo", "--preset", "a100-sxm-8x", "--json"))
 	// A full 16-node search completes, with the same numbers as the CLI.
 	b.change("[name=nodes]", "16")
-	checkTopology(b, cli(t, "", "topo", "--preset", "a100-sxm-8x", "--nodes", "16", "--json"))
+	checkTopology(b, native(t, "topo", "--preset", "a100-sxm-8x", "--nodes", "16", "--json"))
 	b.noConsoleErrors()
 }

@@ -1,6 +1,10 @@
 package service
 
 import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -118,4 +122,62 @@ func stepArgs(req *Request) []string {
 		args = append(args, "--fabric", f)
 	}
 	return args
+}
+
+// ParseCommand reads back a command line Command wrote (without the
+// leading "ncclsim", split into arguments, quotes removed): the question
+// ("topo", "tune", "estimate" or "step") and its request. A pasted
+// topology keeps only its file name in XMLName; the caller supplies XML.
+// It accepts exactly the flags Command writes, so the two stay inverse
+// (TestCommandRoundTrip); ncclsim's own flags are a superset.
+func ParseCommand(args []string) (string, *Request, error) {
+	if len(args) == 0 {
+		return "", nil, errors.New("empty command")
+	}
+	q := args[0]
+	req := &Request{}
+	fs := flag.NewFlagSet("ncclsim "+q, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&req.Preset, "preset", "", "")
+	fs.StringVar(&req.XMLName, "xml", "", "")
+	fs.IntVar(&req.Nodes, "nodes", 1, "")
+	fs.StringVar(&req.P2P, "p2p", "auto", "")
+	fs.Func("env", "", func(v string) error { req.Env = append(req.Env, v); return nil })
+	fs.Bool("json", false, "")
+	in := &req.Step
+	switch q {
+	case PageTopo:
+	case PageTune:
+		fs.StringVar(&req.Coll, "coll", "", "")
+	case PageEstimate:
+		fs.StringVar(&req.Coll, "coll", "", "")
+		fs.StringVar(&req.Bytes, "bytes", "", "")
+		fs.StringVar(&req.Dtype, "dtype", "", "")
+		fs.StringVar(&req.Fabric, "fabric", "", "")
+	case PageStep:
+		fs.StringVar(&in.Mode, "model", "", "")
+		fs.StringVar(&in.Params, "params", "", "")
+		fs.StringVar(&req.Dtype, "dtype", "", "")
+		fs.StringVar(&in.Layers, "layers", "", "")
+		fs.StringVar(&in.TensorsPerLayer, "tensors-per-layer", "", "")
+		fs.StringVar(&in.BucketCapMB, "bucket-cap-mb", "", "")
+		fs.BoolVar(&in.FirstIteration, "first-iteration", false, "")
+		fs.StringVar(&in.ForwardMs, "forward-ms", "", "")
+		fs.StringVar(&in.BackwardMs, "backward-ms", "", "")
+		fs.StringVar(&in.OptimizerMs, "optimizer-ms", "", "")
+		fs.Func("reshard-after-forward", "", func(v string) error { in.Reshard = v; return nil })
+		fs.StringVar(&in.ReduceDtype, "reduce-dtype", "", "")
+		fs.StringVar(&in.ShardDtype, "shard-dtype", "", "")
+		fs.StringVar(&in.Timing, "timing", "", "")
+		fs.StringVar(&req.Fabric, "fabric", "", "")
+	default:
+		return "", nil, fmt.Errorf("unknown question %q", q)
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		return "", nil, fmt.Errorf("ncclsim %s: %w", q, err)
+	}
+	if fs.NArg() > 0 {
+		return "", nil, fmt.Errorf("ncclsim %s: unexpected argument %q", q, fs.Arg(0))
+	}
+	return q, req, nil
 }

@@ -131,3 +131,34 @@ func TestServiceCaches(t *testing.T) {
 		t.Error("preset and XML together were accepted")
 	}
 }
+
+// TestCommandRoundTrip: ParseCommand reads back what Command writes, so the
+// browser tests can answer a page's ncclsim line natively.
+func TestCommandRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		q   string
+		req Request
+	}{
+		{PageTopo, Request{Preset: "h100-8x-ib", Nodes: 2, P2P: "nvlink", Env: []string{"NCCL_ALGO=Ring"}}},
+		{PageTune, Request{Preset: "rtx4090-2x", Coll: "allgather"}},
+		{PageEstimate, Request{XMLName: "mine.xml", Coll: "reducescatter", Bytes: "1G", Dtype: "bfloat16", Fabric: "tcp"}},
+		{PageStep, Request{Preset: "a100-sxm-8x", Dtype: "fp16", Step: StepInputs{Mode: "fsdp", Params: "7B", Layers: "40", ForwardMs: "100", BackwardMs: "200", OptimizerMs: "5", Reshard: "false", ReduceDtype: "fp32", Timing: "model"}}},
+		{PageStep, Request{Preset: "rtx4090-8x", Step: StepInputs{Mode: "ddp", Params: "1.5B", TensorsPerLayer: "4", BucketCapMB: "50", FirstIteration: true, ForwardMs: "60", BackwardMs: "120"}}},
+	} {
+		line := Command(tc.q, &tc.req)
+		args := strings.Fields(line)
+		q, got, err := ParseCommand(args[1:])
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if q != tc.q || Command(q, got) != line {
+			t.Errorf("%s read back as %s %s", line, q, Command(q, got))
+		}
+	}
+	if _, _, err := ParseCommand([]string{"tune", "--bytes", "1M"}); err == nil {
+		t.Error("a flag tune does not take was accepted")
+	}
+	if _, _, err := ParseCommand([]string{"calibrate"}); err == nil {
+		t.Error("calibrate is no page question")
+	}
+}

@@ -2,15 +2,15 @@
 // algorithm × protocol, the winner band and crossover sizes, NCCL_ALGO /
 // NCCL_PROTO / NCCL_MAX_NCHANNELS / NCCL_P2P_DISABLE inputs, and the
 // TUNING-format table.
+import { COLLS, DEFAULT_COLL, LIMITS } from './constants.js';
 import { h, fill, field, select, section, setHTML, scroller, setError, commandBar, list, kv, bytes } from './ui.js';
 import { systemPicker } from './system.js';
 import { envEditor } from './env.js';
 
-export const COLLS = [['allreduce', 'AllReduce'], ['allgather', 'AllGather'], ['reducescatter', 'ReduceScatter'], ['broadcast', 'Broadcast'], ['reduce', 'Reduce']];
 
 export function algorithmsWidget({ engine, presets, state, xml, defaultPreset, update }) {
   const sys = systemPicker({ presets, state, xml, defaultPreset, engine, onChange: update });
-  const collSel = select(COLLS, state.coll || 'allreduce');
+  const collSel = select(COLLS, state.coll || DEFAULT_COLL);
   collSel.name = 'coll';
   const fColl = field({ label: 'Collective', control: collSel });
   collSel.addEventListener('change', update);
@@ -20,7 +20,7 @@ export function algorithmsWidget({ engine, presets, state, xml, defaultPreset, u
     dedicated: [
       { name: 'NCCL_ALGO', label: 'NCCL_ALGO', placeholder: 'e.g. ^NVLS or Ring,Tree', hint: 'algorithms to allow' },
       { name: 'NCCL_PROTO', label: 'NCCL_PROTO', placeholder: 'e.g. ^LL128 or Simple', hint: 'protocols to allow' },
-      { name: 'NCCL_MAX_NCHANNELS', label: 'NCCL_MAX_NCHANNELS', type: 'number', hint: '1 to 64' },
+      { name: 'NCCL_MAX_NCHANNELS', label: 'NCCL_MAX_NCHANNELS', type: 'number', hint: `1 to ${LIMITS.maxChannels}` },
       { name: 'NCCL_P2P_DISABLE', label: 'NCCL_P2P_DISABLE=1', type: 'check' },
     ],
   });
@@ -94,7 +94,7 @@ export function algorithmsWidget({ engine, presets, state, xml, defaultPreset, u
     },
     state() {
       const e = env.list();
-      return { ...sys.state(), coll: collSel.value !== 'allreduce' ? collSel.value : '', env: e.env || [] };
+      return { ...sys.state(), coll: collSel.value !== DEFAULT_COLL ? collSel.value : '', env: e.env || [] };
     },
     fragment: () => sys.fragment(),
   };

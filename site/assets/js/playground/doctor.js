@@ -1,10 +1,11 @@
 // Doctor page: paste (or load) an NCCL_DEBUG=INFO log and/or an
 // environment listing; the module's log reader summarises it and diagnoses
 // what it sees, with links to the site's notes.
+import { LIMITS, mib } from './constants.js';
 import { h, fill, field, section, setHTML, setError, commandBar } from './ui.js';
 
-const MAX_LOG = 8 * 1024 * 1024; // api.MaxLogBytes
-const MAX_ENV = 1024 * 1024; // api.MaxEnvDumpSize
+const MAX_LOG = LIMITS.logBytes;
+const MAX_ENV = LIMITS.envDumpBytes;
 
 export function doctorWidget({ update }) {
   const log = h('textarea', { name: 'log', rows: 10, spellcheck: 'false', autocomplete: 'off', class: 'pg-xml', placeholder: 'host:1234:1234 [0] NCCL INFO NCCL version 2.21.5+cuda12.4 …' });
@@ -32,7 +33,7 @@ export function doctorWidget({ update }) {
     const f = fileLog.files && fileLog.files[0];
     if (!f) return;
     if (f.size > MAX_LOG) {
-      setError(fLog, `The file is ${(f.size / 1048576).toFixed(1)} MB; the limit here is 8 MiB (ncclsim doctor reads any size).`);
+      setError(fLog, `The file is ${(f.size / 1048576).toFixed(1)} MB; the limit here is ${mib(MAX_LOG)} (ncclsim doctor reads any size).`);
       return;
     }
     f.text().then((t) => {
@@ -54,8 +55,8 @@ export function doctorWidget({ update }) {
         fill(rep.body, h('p', {}, 'Paste a log or an environment listing above to diagnose it.'));
         return { idle: true };
       }
-      if (log.value.length > MAX_LOG) return { error: { field: 'log', message: `The log is ${(log.value.length / 1048576).toFixed(1)} MB; the limit here is 8 MiB.` } };
-      if (env.value.length > MAX_ENV) return { error: { field: 'envdump', message: 'The environment text is over 1 MiB.' } };
+      if (log.value.length > MAX_LOG) return { error: { field: 'log', message: `The log is ${(log.value.length / 1048576).toFixed(1)} MB; the limit here is ${mib(MAX_LOG)}.` } };
+      if (env.value.length > MAX_ENV) return { error: { field: 'envdump', message: `The environment text is over ${mib(MAX_ENV)}.` } };
       return { fn: 'doctor', req: { log: log.value, env: env.value } };
     },
     render(d) {

@@ -1,9 +1,10 @@
 // The NCCL environment inputs: a free-form text area (one NAME=VALUE per
 // line) and, optionally, dedicated controls for a few variables. Each
 // variable's problems are shown next to the control it came from.
+import { LIMITS } from './constants.js';
 import { h, field, setError } from './ui.js';
 
-export const MAX_ENV_LINES = 64;
+export const MAX_ENV_LINES = LIMITS.envVars;
 
 // envEditor builds the controls. dedicated: [{name, label, type: 'text' |
 // 'number' | 'check', hint, placeholder}] — their values are taken out of

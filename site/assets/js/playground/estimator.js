@@ -5,26 +5,21 @@
 import { h, fill, field, select, section, setHTML, scroller, setError, commandBar } from './ui.js';
 import { systemPicker } from './system.js';
 import { envEditor } from './env.js';
-import { COLLS } from './algorithms.js';
+import { COLLS, DTYPES, FABRICS, ESTIMATOR_PRESET, ESTIMATE } from './constants.js';
 
-// The card's system: two RTX 4090 on two sockets, no P2P (SHM), with
-// published AllReduce, AllGather and ReduceScatter runs (api.EstimatorDefaultPreset).
-export const ESTIMATOR_PRESET = 'rtx4090-2x-2socket';
-export const DTYPES = [['float32', 'float32'], ['bfloat16', 'bfloat16'], ['float16', 'float16'], ['float64', 'float64'], ['int8', 'int8']];
-export const FABRICS = [['auto', 'auto (from the NIC names)'], ['rdma', 'RDMA (InfiniBand, RoCE)'], ['tcp', 'TCP sockets']];
 
 export function estimatorWidget({ engine, presets, state, xml, update }) {
   const def = presets.some((p) => p.name === ESTIMATOR_PRESET) ? ESTIMATOR_PRESET : presets[0].name;
   const sys = systemPicker({ presets, state, xml, defaultPreset: def, engine, onChange: update });
-  const collSel = select(COLLS, state.coll || 'allreduce');
+  const collSel = select(COLLS, state.coll || ESTIMATE.coll);
   collSel.name = 'coll';
   const fColl = field({ label: 'Collective', control: collSel });
-  const size = h('input', { type: 'text', name: 'bytes', value: state.bytes || '64M', spellcheck: 'false', autocomplete: 'off', inputmode: 'text' });
+  const size = h('input', { type: 'text', name: 'bytes', value: state.bytes || ESTIMATE.bytes, spellcheck: 'false', autocomplete: 'off', inputmode: 'text' });
   const fSize = field({ label: 'Message size', control: size, hint: 'bytes, with K/M/G (nccl-tests’ size)' });
-  const dtype = select(DTYPES, state.dtype || 'float32');
+  const dtype = select(DTYPES, state.dtype || ESTIMATE.dtype);
   dtype.name = 'dtype';
   const fDtype = field({ label: 'Element type', control: dtype });
-  const fabric = select(FABRICS, state.fabric || 'auto');
+  const fabric = select(FABRICS, state.fabric || ESTIMATE.fabric);
   fabric.name = 'fabric';
   const fFabric = field({ label: 'Network between nodes', control: fabric });
   const env = envEditor({ state, onChange: update });
@@ -108,8 +103,8 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
     },
     state() {
       const e = env.list();
-      return { ...sys.state(), coll: collSel.value !== 'allreduce' ? collSel.value : '', bytes: size.value.trim() !== '64M' ? size.value.trim() : '',
-        dtype: dtype.value !== 'float32' ? dtype.value : '', fabric: fabric.value !== 'auto' ? fabric.value : '', env: e.env || [] };
+      return { ...sys.state(), coll: collSel.value !== ESTIMATE.coll ? collSel.value : '', bytes: size.value.trim() !== ESTIMATE.bytes ? size.value.trim() : '',
+        dtype: dtype.value !== ESTIMATE.dtype ? dtype.value : '', fabric: fabric.value !== ESTIMATE.fabric ? fabric.value : '', env: e.env || [] };
     },
     fragment: () => sys.fragment(),
   };

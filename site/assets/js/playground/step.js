@@ -4,10 +4,8 @@
 import { h, fill, field, select, section, setHTML, scroller, setError, commandBar, kv } from './ui.js';
 import { systemPicker } from './system.js';
 import { envEditor } from './env.js';
-import { FABRICS } from './estimator.js';
+import { FABRICS, STEP_DTYPES, SAME_DTYPES, MODES, TIMINGS, STEP, ESTIMATE } from './constants.js';
 
-const STEP_DTYPES = [['bf16', 'bfloat16'], ['fp16', 'float16'], ['fp32', 'float32']];
-const SAME = [['', 'same as the parameters'], ['fp32', 'float32'], ['bf16', 'bfloat16'], ['fp16', 'float16']];
 
 export function stepWidget({ engine, presets, state, xml, defaultPreset, update }) {
   const sys = systemPicker({ presets, state, xml, defaultPreset, engine, onChange: update });
@@ -43,21 +41,21 @@ export function stepWidget({ engine, presets, state, xml, defaultPreset, update 
     c.checked = on;
     return c;
   };
-  const mode = add('mode', 'Parallelism', select([['ddp', 'DDP (DistributedDataParallel)'], ['fsdp', 'FSDP2 (fully_shard)']], state.mode || 'ddp'));
-  add('params', 'Parameters', text(state.params || '1.5B'), 'e.g. 1.5B, 350M, 7e9');
-  add('dtype', 'Gradient / parameter type', select(STEP_DTYPES, state.dtype || 'bf16'));
-  add('layers', 'Layers', num(state.layers || '32'));
-  add('tensorsPerLayer', 'Tensors per layer', num(state.tensors || '8'), 'DDP', { only: 'ddp' });
+  const mode = add('mode', 'Parallelism', select(MODES, state.mode || STEP.mode));
+  add('params', 'Parameters', text(state.params || STEP.params), 'e.g. 1.5B, 350M, 7e9');
+  add('dtype', 'Gradient / parameter type', select(STEP_DTYPES, state.dtype || STEP.dtype));
+  add('layers', 'Layers', num(state.layers || STEP.layers));
+  add('tensorsPerLayer', 'Tensors per layer', num(state.tensors || STEP.tensorsPerLayer), 'DDP', { only: 'ddp' });
   add('bucketCapMb', 'bucket_cap_mb', text(state.bucket || '', { placeholder: 'default 25 (first 1)' }), 'DDP, MiB', { only: 'ddp' });
   add('firstIteration', 'First iteration (one bucket)', check(state.first === '1'), '', { only: 'ddp' });
   add('reshard', 'reshard_after_forward', check(state.reshard !== 'false'), '', { only: 'fsdp' });
-  add('reduceDtype', 'reduce_dtype', select(SAME, state.rdtype || ''), 'FSDP', { only: 'fsdp' });
-  add('shardDtype', 'Sharded parameter type', select(SAME, state.sdtype || ''), 'FSDP', { only: 'fsdp' });
-  add('forwardMs', 'Forward (ms, one GPU)', num(state.fwd || '60'));
-  add('backwardMs', 'Backward (ms)', num(state.bwd || '120'));
-  add('optimizerMs', 'Optimizer (ms)', num(state.opt || '10'));
-  add('timing', 'Collective times', select([['calibrated', 'calibrated (what runs measure)'], ['model', 'NCCL’s model']], state.timing || 'calibrated'));
-  add('fabric', 'Network between nodes', select(FABRICS, state.fabric || 'auto'));
+  add('reduceDtype', 'reduce_dtype', select(SAME_DTYPES, state.rdtype || ''), 'FSDP', { only: 'fsdp' });
+  add('shardDtype', 'Sharded parameter type', select(SAME_DTYPES, state.sdtype || ''), 'FSDP', { only: 'fsdp' });
+  add('forwardMs', 'Forward (ms, one GPU)', num(state.fwd || STEP.forwardMs));
+  add('backwardMs', 'Backward (ms)', num(state.bwd || STEP.backwardMs));
+  add('optimizerMs', 'Optimizer (ms)', num(state.opt || STEP.optimizerMs));
+  add('timing', 'Collective times', select(TIMINGS, state.timing || STEP.timing));
+  add('fabric', 'Network between nodes', select(FABRICS, state.fabric || ESTIMATE.fabric));
   const showMode = () => {
     for (const f of Object.values(fields)) {
       if (f.wrap.dataset.only) f.wrap.hidden = f.wrap.dataset.only !== mode.value;
@@ -148,17 +146,17 @@ export function stepWidget({ engine, presets, state, xml, defaultPreset, update 
       const keep = (k, v, def) => {
         if (v !== def) st[k] = v;
       };
-      keep('mode', val('mode'), 'ddp');
-      keep('params', val('params'), '1.5B');
-      keep('dtype', val('dtype'), 'bf16');
-      keep('layers', val('layers'), '32');
-      keep('fwd', val('forwardMs'), '60');
-      keep('bwd', val('backwardMs'), '120');
-      keep('opt', val('optimizerMs'), '10');
-      keep('timing', val('timing'), 'calibrated');
-      keep('fabric', val('fabric'), 'auto');
+      keep('mode', val('mode'), STEP.mode);
+      keep('params', val('params'), STEP.params);
+      keep('dtype', val('dtype'), STEP.dtype);
+      keep('layers', val('layers'), STEP.layers);
+      keep('fwd', val('forwardMs'), STEP.forwardMs);
+      keep('bwd', val('backwardMs'), STEP.backwardMs);
+      keep('opt', val('optimizerMs'), STEP.optimizerMs);
+      keep('timing', val('timing'), STEP.timing);
+      keep('fabric', val('fabric'), ESTIMATE.fabric);
       if (val('mode') === 'ddp') {
-        keep('tensors', val('tensorsPerLayer'), '8');
+        keep('tensors', val('tensorsPerLayer'), STEP.tensorsPerLayer);
         keep('bucket', val('bucketCapMb'), '');
         if (val('firstIteration')) st.first = '1';
       } else {

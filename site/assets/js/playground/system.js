@@ -2,11 +2,12 @@
 // loaded topology XML, the node count and the P2P support the driver
 // reports. Inputs are checked here first (size, number format) so that an
 // absurd input never reaches the module; the module checks again.
+import { LIMITS, P2P, mib } from './constants.js';
 import { h, field, select, setError } from './ui.js';
 import { encodeXML } from './state.js';
 
-export const MAX_XML = 2 * 1024 * 1024; // as api.MaxXMLBytes
-export const MAX_NODES = 65536; // as topo.MaxHosts
+export const MAX_XML = LIMITS.xmlBytes;
+export const MAX_NODES = LIMITS.nodes;
 const CUSTOM = '__xml__';
 
 export function systemPicker({ presets, state, xml, defaultPreset, engine, onChange }) {
@@ -44,7 +45,7 @@ export function systemPicker({ presets, state, xml, defaultPreset, engine, onCha
 
   const nodes = h('input', { type: 'number', name: 'nodes', min: 1, max: MAX_NODES, step: 1, inputmode: 'numeric', value: state.nodes || '1' });
   const fNodes = field({ label: 'Nodes', control: nodes, hint: 'identical hosts' });
-  const p2p = select([['auto', 'from the topology'], ['all', 'all pairs'], ['none', 'none (GeForce)'], ['nvlink', 'NVLink pairs only']], state.p2p || 'auto');
+  const p2p = select(P2P, state.p2p || P2P[0][0]);
   p2p.name = 'p2p';
   const fP2P = field({ label: 'P2P the driver allows', control: p2p });
 
@@ -80,7 +81,7 @@ export function systemPicker({ presets, state, xml, defaultPreset, engine, onCha
   const readFile = (f) => {
     if (!f) return;
     if (f.size > MAX_XML) {
-      setError(fXML, `The file is ${(f.size / 1048576).toFixed(1)} MB; the limit is 2 MiB (a real dump is well under 100 KB).`);
+      setError(fXML, `The file is ${(f.size / 1048576).toFixed(1)} MB; the limit is ${mib(MAX_XML)} (a real dump is well under 100 KB).`);
       return;
     }
     f.text().then((t) => loadText(t, f.name), () => setError(fXML, 'The file could not be read.'));
@@ -123,7 +124,7 @@ export function systemPicker({ presets, state, xml, defaultPreset, engine, onCha
         const text = area.value;
         if (text.trim() === '') return { error: { field: 'xml', message: 'Paste a topology XML, drop a file here, or load one.' } };
         if (text.length > MAX_XML) {
-          return { error: { field: 'xml', message: `The text is ${(text.length / 1048576).toFixed(1)} MB; the limit is 2 MiB (a real dump is well under 100 KB).` } };
+          return { error: { field: 'xml', message: `The text is ${(text.length / 1048576).toFixed(1)} MB; the limit is ${mib(MAX_XML)} (a real dump is well under 100 KB).` } };
         }
         req.xml = text;
         req.xmlName = xmlName;
@@ -138,7 +139,7 @@ export function systemPicker({ presets, state, xml, defaultPreset, engine, onCha
         preset: presetSel.value === CUSTOM ? '' : presetSel.value,
         xmlname: presetSel.value === CUSTOM && xmlName !== 'topology.xml' ? xmlName : '',
         nodes: nodes.value !== '1' ? nodes.value : '',
-        p2p: p2p.value !== 'auto' ? p2p.value : '',
+        p2p: p2p.value !== P2P[0][0] ? p2p.value : '',
       };
     },
     isCustom: () => presetSel.value === CUSTOM,
