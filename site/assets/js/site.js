@@ -59,3 +59,9 @@ function setupEnvFilter() {
 }
 
 setupEnvFilter();
+
+// The service worker (sw.js) caches the wasm, the search engine and
+// search.db after the first visit; pages work without it.
+if ("serviceWorker" in navigator && root.dataset.sw) {
+  navigator.serviceWorker.register(root.dataset.sw, { scope: root.dataset.base || "/" }).catch(() => {});
+}
