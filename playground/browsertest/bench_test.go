@@ -73,7 +73,9 @@ type pageLoad struct {
 // cache (a first visit), then again (a second visit: HTTP cache and service
 // worker). It reports, per page and visit, the gzip bytes of wasm
 // downloaded and the time from navigation to <html data-playground="ready">
-// (the first live result), and fails a first visit over the budget.
+// (the first live result), and marks a first visit over the budget (the
+// table is the report: the benchmark itself does not fail on it, so that
+// `make bench` still runs every other benchmark).
 // PG_BENCH_PUBLIC=DIR measures another build of the site (e.g. an older
 // commit's public/, served under the same sub-path), waiting for its first
 // render when it predates data-playground.
@@ -100,18 +102,23 @@ func BenchmarkPageLoad(b *testing.B) {
 	}
 	b.StopTimer()
 	fmt.Printf("page loads under %d ms / %.0f Mbit/s (budget: %d bytes gzip wasm, %d ms to the first live result)\n", benchLatencyMs, benchBytesPerSec*8/1e6, budgetWasmGzip, budgetReadyMs)
-	fmt.Printf("%-12s %14s %12s %14s %12s\n", "page", "wasm gzip B", "ready ms", "2nd wasm B", "2nd ready ms")
+	fmt.Printf("%-12s %14s %12s %14s %12s  %s\n", "page", "wasm gzip B", "ready ms", "2nd wasm B", "2nd ready ms", "first visit")
 	for _, p := range pages {
 		r := results[p]
-		fmt.Printf("%-12s %14d %12.0f %14d %12.0f\n", p, r[0].wasmBytes, r[0].readyMs, r[1].wasmBytes, r[1].readyMs)
-		b.ReportMetric(r[0].readyMs, p+"-ready-ms")
-		b.ReportMetric(float64(r[0].wasmBytes), p+"-wasm-B")
+		var over []string
 		if r[0].wasmBytes > budgetWasmGzip {
-			b.Errorf("%s downloads %d bytes of gzip wasm, over the budget of %d", p, r[0].wasmBytes, budgetWasmGzip)
+			over = append(over, "wasm over budget")
 		}
 		if r[0].readyMs > budgetReadyMs {
-			b.Errorf("%s shows its first live result after %.0f ms, over the budget of %d ms", p, r[0].readyMs, budgetReadyMs)
+			over = append(over, "slower than budget")
 		}
+		verdict := "within budget"
+		if len(over) > 0 {
+			verdict = strings.Join(over, ", ")
+		}
+		fmt.Printf("%-12s %14d %12.0f %14d %12.0f  %s\n", p, r[0].wasmBytes, r[0].readyMs, r[1].wasmBytes, r[1].readyMs, verdict)
+		b.ReportMetric(r[0].readyMs, p+"-ready-ms")
+		b.ReportMetric(float64(r[0].wasmBytes), p+"-wasm-B")
 	}
 }
 

@@ -28,7 +28,14 @@
 // projects a DDP or FSDP2 step; export-tuner writes NCCL's choices, or the
 // measured winners of nccl-tests runs, for NCCL_TUNER_CONFIG_FILE.
 //
-// Errors go to standard error with exit status 1; usage errors exit with 2.
+// Every command but calibrate is a thin caller of package service: the
+// flags become a service request, the service validates them and answers
+// with a typed result, and the command prints it as text or, with --json,
+// as the result itself (encoding/json). The browser's wasm calls the same
+// service functions, so both print the same numbers.
+//
+// Errors go to standard error with exit status 1; usage errors (an input
+// the service refused included) exit with 2.
 package main
 
 import (
