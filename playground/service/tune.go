@@ -76,19 +76,29 @@ type TuneResult struct {
 // Tune answers the tuning question for req (system fields and Coll,
 // default allreduce).
 func (s *Service) Tune(ctx context.Context, req *Request) (*TuneResult, error) {
-	f, err := lookupColl(req.Coll, "allreduce")
+	b, f, choices, err := s.sweep(ctx, req)
 	if err != nil {
 		return nil, err
+	}
+	return newTuneResult(b, f, choices), nil
+}
+
+// sweep builds the model for req and NCCL's choice at every SweepSizes
+// size for req.Coll.
+func (s *Service) sweep(ctx context.Context, req *Request) (*built, tune.Func, []tune.Choice, error) {
+	f, err := lookupColl(req.Coll, "allreduce")
+	if err != nil {
+		return nil, 0, nil, err
 	}
 	b, err := s.tuned(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, 0, nil, err
 	}
 	choices, err := b.res.Tune.Sweep(ctx, f, SweepSizes(), tune.Request{})
 	if err != nil {
-		return nil, selectField(b.res.Tune, err)
+		return nil, 0, nil, selectField(b.res.Tune, err)
 	}
-	return newTuneResult(b, f, choices), nil
+	return b, f, choices, nil
 }
 
 // tuned builds (or reuses) the model for req and fails when the
@@ -184,21 +194,12 @@ type Segment struct {
 
 // TunePage answers the algorithm page for req.
 func (s *Service) TunePage(ctx context.Context, req *Request) (*TunePage, error) {
-	f, err := lookupColl(req.Coll, "allreduce")
-	if err != nil {
-		return nil, err
-	}
-	b, err := s.tuned(ctx, req)
+	b, f, choices, err := s.sweep(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	m := b.res.Tune
-	sizes := SweepSizes()
-	choices, err := m.Sweep(ctx, f, sizes, tune.Request{})
-	if err != nil {
-		return nil, selectField(m, err)
-	}
-	p := &TunePage{Result: newTuneResult(b, f, choices), Sizes: sizes, Curves: []Curve{}, Crossovers: []Crossover{}, Segments: []Segment{},
+	p := &TunePage{Result: newTuneResult(b, f, choices), Sizes: SweepSizes(), Curves: []Curve{}, Crossovers: []Crossover{}, Segments: []Segment{},
 		Problems: problems(b.problems), Command: Command("tune", req), ElapsedMs: float64(b.elapsed.Microseconds()) / 1000}
 	// Curves: every pair some size can use.
 	var pairs []pair
