@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -76,18 +75,14 @@ type pageLoad struct {
 // (the first live result), and marks a first visit over the budget (the
 // table is the report: the benchmark itself does not fail on it, so that
 // `make bench` still runs every other benchmark).
-// PG_BENCH_PUBLIC=DIR measures another build of the site (e.g. an older
-// commit's public/, served under the same sub-path), waiting for its first
-// render when it predates data-playground.
+// PG_BENCH_PUBLIC=DIR measures another build of the site instead of
+// building this one (e.g. an older commit's public/, built for the same
+// sub-path), waiting for its first render when it predates data-playground.
 func BenchmarkPageLoad(b *testing.B) {
 	if setupErr != nil {
 		b.Fatalf("setup: %v", setupErr)
 	}
-	dir := site.Public
-	if d := os.Getenv("PG_BENCH_PUBLIC"); d != "" {
-		dir = d
-	}
-	srv := httptest.NewServer(gzipFiles(dir, subPath))
+	srv := httptest.NewServer(gzipFiles(site.Public, subPath))
 	defer srv.Close()
 	pages := []string{"topology", "algorithms", "estimator", "step", "doctor"}
 	results := map[string][2]pageLoad{}

@@ -48,6 +48,11 @@ func TestMain(m *testing.M) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
+		if d := os.Getenv("PG_BENCH_PUBLIC"); d != "" {
+			// BenchmarkPageLoad on another build of the site: nothing to build.
+			site = &sitetest.Built{Public: d}
+			return m.Run()
+		}
 		site, setupErr = sitetest.Build(ctx, repoRoot, filepath.Join(work, "site"), "https://example.github.io"+subPath)
 		if setupErr != nil {
 			return m.Run()
