@@ -55,7 +55,7 @@ func (b *builder) playgroundTexts() ([]sitetext.Widget, error) {
 // playgroundPages writes the playground section: each page carries the
 // static results of its default preset (what readers without JavaScript, and
 // the printed handbook, see), rendered by the same Go code as the live widget
-// (service.StaticHTML: tables and SVG figures), and the widget the browser mounts
+// (staticHTML: tables and SVG figures from the service's page answers), and the widget the browser mounts
 // over them.
 func (b *builder) playgroundPages(ctx context.Context) ([]sitetree.NavItem, error) {
 	p, err := presets.Get(defaultPreset)
@@ -80,7 +80,7 @@ func (b *builder) playgroundPages(ctx context.Context) ([]sitetree.NavItem, erro
 			// published measurements to draw next to the prediction.
 			preset = service.EstimatorDefaultPreset
 		}
-		static, err := service.StaticHTML(ctx, w.Slug, preset)
+		static, err := staticHTML(ctx, w.Slug, preset)
 		if err != nil {
 			return nil, fmt.Errorf("playground: static %s view of %s: %w", w.Slug, preset, err)
 		}

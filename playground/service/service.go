@@ -11,7 +11,8 @@
 // Three thin callers sit on it: the ncclsim CLI (flags in, text or the
 // result's JSON out), the js/wasm adapter (playground/wasm/model and
 // playground/wasm/doctor: JavaScript values in, Answer out) and the
-// generator's static no-JavaScript views (StaticHTML). The page answers
+// generator's static no-JavaScript views (generator/build renders the page
+// answers' figures and tables into each playground page). The page answers
 // (TopoPage, TunePage, ...) wrap the CLI's result with what a page draws
 // besides: figures (package figure) and series for the interactive parts.
 //

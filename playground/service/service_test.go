@@ -6,47 +6,6 @@ import (
 	"testing"
 )
 
-func TestStaticHTML(t *testing.T) {
-	for _, tc := range []struct {
-		widget string
-		want   []string
-	}{
-		{"topology", []string{`<svg`, `class="pg-matrix"`, "ncclsim topo --preset rtx4090-8x --json", "RING"}},
-		{"algorithms", []string{`class="pg-chart"`, `pg-selection`, "threadThresholds", "ncclsim tune --preset rtx4090-8x --json"}},
-		{"estimator", []string{"busbw", `pg-marker`, EstimatorDefaultPreset, "ncclsim estimate --preset " + EstimatorDefaultPreset}},
-		{"step", []string{`pg-timeline`, "ncclsim step --preset rtx4090-8x --model ddp --params 1.5B"}},
-	} {
-		t.Run(tc.widget, func(t *testing.T) {
-			a, err := StaticHTML(context.Background(), tc.widget, "rtx4090-8x")
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(a, w) {
-					t.Errorf("static %s lacks %q", tc.widget, w)
-				}
-			}
-			// Markdown ends a raw HTML block at a blank line: each block
-			// must be one line.
-			for _, blk := range strings.Split(strings.TrimSpace(a), "\n\n") {
-				if strings.Contains(blk, "\n\n") {
-					t.Errorf("a block contains a blank line")
-				}
-			}
-			b, _ := StaticHTML(context.Background(), tc.widget, "rtx4090-8x")
-			if a != b {
-				t.Error("not deterministic")
-			}
-		})
-	}
-	if s, err := StaticHTML(context.Background(), "doctor", "x"); s != "" || err != nil {
-		t.Errorf("doctor: %q %v", s, err)
-	}
-	if _, err := StaticHTML(context.Background(), "nope", "rtx4090-8x"); err == nil {
-		t.Error("unknown widget accepted")
-	}
-}
-
 func TestCommandQuoting(t *testing.T) {
 	got := Command("tune", &Request{Preset: "h100-sxm-8x", Nodes: 2, Env: []string{"NCCL_ALGO=^Tree", "NCCL_SOCKET_IFNAME=eth0 ", " "}, Coll: "AllGather"})
 	want := "ncclsim tune --preset h100-sxm-8x --nodes 2 --env 'NCCL_ALGO=^Tree' --env NCCL_SOCKET_IFNAME=eth0 --coll allgather --json"

@@ -1,25 +1,21 @@
-package service
+package build
+
+// This file renders the playground pages' static views (what readers
+// without JavaScript and the printed handbook see) from the page answers of
+// package service: the same figures and tables the live page shows.
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/figure"
-)
-
-// DefaultStep are the inputs the step page opens on (its static view and
-// the live page).
-var DefaultStep = StepInputs{Mode: "ddp", Params: "1.5B", ForwardMs: "60", BackwardMs: "120", OptimizerMs: "10"}
-
-// The estimator page opens on an AllReduce of DefaultEstimatorBytes.
-const (
-	DefaultEstimatorColl  = "allreduce"
-	DefaultEstimatorBytes = "64M"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 )
 
 // figureOf returns the markup of the named figure, or "".
-func figureOf(figs []Figure, name string) string {
+func figureOf(figs []service.Figure, name string) string {
 	for _, f := range figs {
 		if f.Name == name {
 			return f.Markup
@@ -28,15 +24,15 @@ func figureOf(figs []Figure, name string) string {
 	return ""
 }
 
-// StaticHTML returns the view of a playground page without JavaScript:
+// staticHTML returns the view of a playground page without JavaScript:
 // the same figures and tables the live page shows for its default inputs
-// on preset (the estimator page always uses EstimatorDefaultPreset), as an
+// on preset (the estimator page always uses service.EstimatorDefaultPreset), as an
 // HTML fragment made of blocks separated by blank lines, so that it can be
 // pasted into a Markdown page. widget is "topology", "algorithms",
 // "estimator", "step" or "doctor" (which has no static results: "").
 // Output is deterministic.
-func StaticHTML(ctx context.Context, widget, preset string) (string, error) {
-	s := New()
+func staticHTML(ctx context.Context, widget, preset string) (string, error) {
+	s := service.New()
 	var blocks []string
 	add := func(html ...string) {
 		for _, h := range html {
@@ -50,22 +46,18 @@ func StaticHTML(ctx context.Context, widget, preset string) (string, error) {
 	fig := func(markup string) string { return `<div class="pg-figure">` + markup + `</div>` }
 	switch widget {
 	case "topology":
-		req := &Request{Preset: preset, Graph: "ring"}
+		req := &service.Request{Preset: preset, Graph: "ring"}
 		r, err := s.TopoPage(ctx, req)
 		if err != nil {
 			return "", err
 		}
-		b, err := s.build(ctx, req)
-		if err != nil {
-			return "", err
-		}
-		add(p("Results for the preset "+preset+": "+b.host.desc),
+		add(p("Results for the preset "+preset+": "+r.Result.System.Description),
 			h2("Topology and ring channel 0"), fig(figureOf(r.Figures, "topology")),
-			h2("Searched graphs"), graphsTable(b),
+			h2("Searched graphs"), graphsTable(r.Result),
 			h2("Paths and transports between GPUs"), fig(figureOf(r.Figures, "matrix")), figureOf(r.Figures, "legend"),
 			p("The same numbers in a terminal: "+r.Command))
 	case "algorithms":
-		req := &Request{Preset: preset, Coll: "allreduce"}
+		req := &service.Request{Preset: preset, Coll: "allreduce"}
 		r, err := s.TunePage(ctx, req)
 		if err != nil {
 			return "", err
@@ -85,17 +77,17 @@ func StaticHTML(ctx context.Context, widget, preset string) (string, error) {
 			h2("The TUNING table as NCCL logs it"), `<pre class="pg-log">`+figure.Escape(log)+`</pre>`,
 			p("The same numbers in a terminal: "+r.Command))
 	case "estimator":
-		req := &Request{Preset: EstimatorDefaultPreset, Coll: DefaultEstimatorColl, Bytes: DefaultEstimatorBytes}
+		req := &service.Request{Preset: service.EstimatorDefaultPreset, Coll: service.DefaultEstimatorColl, Bytes: service.DefaultEstimatorBytes}
 		r, err := s.EstimatorPage(ctx, req)
 		if err != nil {
 			return "", err
 		}
-		add(p("AllReduce on the preset "+EstimatorDefaultPreset+" (two RTX 4090 without P2P): NCCL's tuning model, the calibrated estimate with its error band, and the published measurements of this system."),
+		add(p("AllReduce on the preset "+service.EstimatorDefaultPreset+" (two RTX 4090 without P2P): NCCL's tuning model, the calibrated estimate with its error band, and the published measurements of this system."),
 			fig(figureOf(r.Figures, "estimate")), h2("Bus bandwidth against size"), fig(figureOf(r.Figures, "busbw")),
 			h2("Time against size"), fig(figureOf(r.Figures, "time")),
 			p("The same numbers in a terminal: "+r.Command))
 	case "step":
-		req := &Request{Preset: preset, Step: DefaultStep}
+		req := &service.Request{Preset: preset, Step: service.DefaultStep}
 		r, err := s.StepPage(ctx, req)
 		if err != nil {
 			return "", err
@@ -106,19 +98,19 @@ func StaticHTML(ctx context.Context, widget, preset string) (string, error) {
 	case "doctor":
 		return "", nil
 	default:
-		return "", fieldErr("widget", "unknown widget \""+widget+"\"")
+		return "", fmt.Errorf("unknown widget %q", widget)
 	}
 	return strings.Join(blocks, "\n\n") + "\n", nil
 }
 
-// graphsTable lists the searched graphs of b.
-func graphsTable(b *built) string {
+// graphsTable lists the searched graphs of a topology answer.
+func graphsTable(t *service.TopoResult) string {
 	spec := figure.TableSpec{
 		Caption: "Each graph NCCL searched: channels, per-channel bandwidth inside the node and to the network (GB/s), path types, rank order of channel 0",
 		Head:    []string{"graph", "channels", "bw intra", "bw inter", "type intra/inter", "channel 0"},
 		Class:   "pg-graphs",
 	}
-	for _, g := range b.res.Search.Graphs() {
+	for _, g := range t.Graphs {
 		order := ""
 		if len(g.Channels) > 0 {
 			var r []string
@@ -128,11 +120,11 @@ func graphsTable(b *built) string {
 			order = strings.Join(r, " → ")
 		}
 		spec.Rows = append(spec.Rows, figure.Row{Cells: []figure.Cell{
-			{Text: g.Pattern.String()},
+			{Text: g.Pattern},
 			{Text: strconv.Itoa(g.NChannels), Value: strconv.Itoa(g.NChannels)},
-			{Text: figure.Short(float64(g.BwIntra), 2), Value: f32s(g.BwIntra)},
-			{Text: figure.Short(float64(g.BwInter), 2), Value: f32s(g.BwInter)},
-			{Text: g.TypeIntra.String() + "/" + g.TypeInter.String()},
+			{Text: figure.Short(float64(g.BwIntra), 2), Value: strconv.FormatFloat(float64(g.BwIntra), 'f', -1, 32)},
+			{Text: figure.Short(float64(g.BwInter), 2), Value: strconv.FormatFloat(float64(g.BwInter), 'f', -1, 32)},
+			{Text: g.TypeIntra + "/" + g.TypeInter},
 			{Text: order},
 		}})
 	}
