@@ -48,4 +48,3 @@ func TestStaticHTML(t *testing.T) {
 		t.Error("unknown widget accepted")
 	}
 }
-

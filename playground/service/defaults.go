@@ -19,4 +19,3 @@ func figureOf(figs []Figure, name string) string {
 	}
 	return ""
 }
-
