@@ -2,9 +2,7 @@ package service
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 )
@@ -128,56 +126,71 @@ func stepArgs(req *Request) []string {
 // leading "ncclsim", split into arguments, quotes removed): the question
 // ("topo", "tune", "estimate" or "step") and its request. A pasted
 // topology keeps only its file name in XMLName; the caller supplies XML.
-// It accepts exactly the flags Command writes, so the two stay inverse
-// (TestCommandRoundTrip); ncclsim's own flags are a superset.
+// It accepts exactly the flags Command writes (--name value or
+// --name=value), so the two stay inverse (TestCommandRoundTrip); ncclsim's
+// own flags are a superset. It is written without package flag, which
+// would add its package state to the wasm binaries.
 func ParseCommand(args []string) (string, *Request, error) {
 	if len(args) == 0 {
 		return "", nil, errors.New("empty command")
 	}
 	q := args[0]
-	req := &Request{}
-	fs := flag.NewFlagSet("ncclsim "+q, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&req.Preset, "preset", "", "")
-	fs.StringVar(&req.XMLName, "xml", "", "")
-	fs.IntVar(&req.Nodes, "nodes", 1, "")
-	fs.StringVar(&req.P2P, "p2p", "auto", "")
-	fs.Func("env", "", func(v string) error { req.Env = append(req.Env, v); return nil })
-	fs.Bool("json", false, "")
+	req := &Request{Nodes: 1}
 	in := &req.Step
+	str := map[string]*string{"preset": &req.Preset, "xml": &req.XMLName, "p2p": &req.P2P}
+	bools := map[string]*bool{"json": new(bool)}
 	switch q {
 	case PageTopo:
 	case PageTune:
-		fs.StringVar(&req.Coll, "coll", "", "")
+		str["coll"] = &req.Coll
 	case PageEstimate:
-		fs.StringVar(&req.Coll, "coll", "", "")
-		fs.StringVar(&req.Bytes, "bytes", "", "")
-		fs.StringVar(&req.Dtype, "dtype", "", "")
-		fs.StringVar(&req.Fabric, "fabric", "", "")
+		str["coll"], str["bytes"], str["dtype"], str["fabric"] = &req.Coll, &req.Bytes, &req.Dtype, &req.Fabric
 	case PageStep:
-		fs.StringVar(&in.Mode, "model", "", "")
-		fs.StringVar(&in.Params, "params", "", "")
-		fs.StringVar(&req.Dtype, "dtype", "", "")
-		fs.StringVar(&in.Layers, "layers", "", "")
-		fs.StringVar(&in.TensorsPerLayer, "tensors-per-layer", "", "")
-		fs.StringVar(&in.BucketCapMB, "bucket-cap-mb", "", "")
-		fs.BoolVar(&in.FirstIteration, "first-iteration", false, "")
-		fs.StringVar(&in.ForwardMs, "forward-ms", "", "")
-		fs.StringVar(&in.BackwardMs, "backward-ms", "", "")
-		fs.StringVar(&in.OptimizerMs, "optimizer-ms", "", "")
-		fs.Func("reshard-after-forward", "", func(v string) error { in.Reshard = v; return nil })
-		fs.StringVar(&in.ReduceDtype, "reduce-dtype", "", "")
-		fs.StringVar(&in.ShardDtype, "shard-dtype", "", "")
-		fs.StringVar(&in.Timing, "timing", "", "")
-		fs.StringVar(&req.Fabric, "fabric", "", "")
+		for k, v := range map[string]*string{"model": &in.Mode, "params": &in.Params, "dtype": &req.Dtype, "layers": &in.Layers,
+			"tensors-per-layer": &in.TensorsPerLayer, "bucket-cap-mb": &in.BucketCapMB, "forward-ms": &in.ForwardMs,
+			"backward-ms": &in.BackwardMs, "optimizer-ms": &in.OptimizerMs, "reduce-dtype": &in.ReduceDtype,
+			"shard-dtype": &in.ShardDtype, "timing": &in.Timing, "fabric": &req.Fabric} {
+			str[k] = v
+		}
+		bools["first-iteration"] = &in.FirstIteration
 	default:
 		return "", nil, fmt.Errorf("unknown question %q", q)
 	}
-	if err := fs.Parse(args[1:]); err != nil {
-		return "", nil, fmt.Errorf("ncclsim %s: %w", q, err)
-	}
-	if fs.NArg() > 0 {
-		return "", nil, fmt.Errorf("ncclsim %s: unexpected argument %q", q, fs.Arg(0))
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "--") {
+			return "", nil, fmt.Errorf("ncclsim %s: unexpected argument %q", q, a)
+		}
+		name, val, hasVal := strings.Cut(a[2:], "=")
+		if b, ok := bools[name]; ok {
+			*b = !hasVal || val == "true"
+			continue
+		}
+		if name == "reshard-after-forward" && q == PageStep && hasVal {
+			in.Reshard = val
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return "", nil, fmt.Errorf("ncclsim %s: --%s needs a value", q, name)
+			}
+			i++
+			val = args[i]
+		}
+		switch dst, ok := str[name]; {
+		case ok:
+			*dst = val
+		case name == "env":
+			req.Env = append(req.Env, val)
+		case name == "nodes":
+			n, err := strconv.Atoi(val)
+			if err != nil {
+				return "", nil, fmt.Errorf("ncclsim %s: --nodes %q", q, val)
+			}
+			req.Nodes = n
+		default:
+			return "", nil, fmt.Errorf("ncclsim %s: flag --%s is not one Command writes", q, name)
+		}
 	}
 	return q, req, nil
 }
