@@ -17,8 +17,8 @@ import (
 const wasmGzipBudget = 1_300_000
 
 var wasmGzipCeiling = map[string]int{
-	"model.wasm":  1_470_000, // 1,456,312 bytes (compress/gzip, best) when set
-	"doctor.wasm": 1_210_000, // 1,196,632 bytes when set
+	"model.wasm":  1_485_000, // 1,469,592 bytes (compress/gzip, best) when set; the one binary for every page before the split: 1,507,926 by gzip -9
+	"doctor.wasm": 1_200_000, // 1,184,400 bytes when set
 }
 
 // TestWasmSize measures the wasm binaries the site serves (built as `make
