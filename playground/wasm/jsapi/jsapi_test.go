@@ -223,7 +223,7 @@ func TestGuardRecoversPanics(t *testing.T) {
 // too short to finish.
 func TestProgressAndTimeout(t *testing.T) {
 	o := newAPI(t)
-	xml, err := os.ReadFile("../topo/testdata/slow-search-32gpu.xml")
+	xml, err := os.ReadFile("../../topo/testdata/slow-search-32gpu.xml")
 	if err != nil {
 		t.Fatal(err)
 	}
