@@ -116,6 +116,13 @@ func stepArgs(req *Request) []string {
 		add("--shard-dtype", strings.ToLower(in.ShardDtype), "")
 	}
 	add("--timing", strings.ToLower(in.Timing), "calibrated")
+	if g := t(in.GPU); g != "" {
+		args = append(args, "--gpu", g)
+		add("--batch", in.Batch, strconv.Itoa(DefaultBatch))
+		add("--seq-len", in.SeqLen, strconv.Itoa(DefaultSeqLen))
+		add("--mfu", in.MFU, "")
+		add("--optimizer", strings.ToLower(in.Optimizer), string(DefaultOptimizer))
+	}
 	if f := strings.ToLower(t(req.Fabric)); f != "" && f != "auto" {
 		args = append(args, "--fabric", f)
 	}
@@ -149,7 +156,8 @@ func ParseCommand(args []string) (string, *Request, error) {
 		for k, v := range map[string]*string{"model": &in.Mode, "params": &in.Params, "dtype": &req.Dtype, "layers": &in.Layers,
 			"tensors-per-layer": &in.TensorsPerLayer, "bucket-cap-mb": &in.BucketCapMB, "forward-ms": &in.ForwardMs,
 			"backward-ms": &in.BackwardMs, "optimizer-ms": &in.OptimizerMs, "reduce-dtype": &in.ReduceDtype,
-			"shard-dtype": &in.ShardDtype, "timing": &in.Timing, "fabric": &req.Fabric} {
+			"shard-dtype": &in.ShardDtype, "timing": &in.Timing, "fabric": &req.Fabric,
+			"gpu": &in.GPU, "batch": &in.Batch, "seq-len": &in.SeqLen, "mfu": &in.MFU, "optimizer": &in.Optimizer} {
 			str[k] = v
 		}
 		bools["first-iteration"] = &in.FirstIteration
