@@ -110,16 +110,9 @@ func estimateInputs(req *Request) (tune.Func, uint64, tune.Datatype, error) {
 	return f, n, dt, nil
 }
 
-// Prediction is one estimator's answer.
-type Prediction struct {
-	Algo      string  `json:"algo"`
-	Proto     string  `json:"proto"`
-	NChannels int     `json:"nchannels"`
-	NThreads  int     `json:"nthreads"`
-	TimeUs    float64 `json:"time_us"`
-	AlgBw     float64 `json:"algbw_GBps"`
-	BusBw     float64 `json:"busbw_GBps"`
-}
+// Prediction is one estimator's answer (the estimate package's own
+// result, whose json tags the CLI has always printed).
+type Prediction = estimate.Prediction
 
 // ModelPrediction adds the tuning model's own terms to Prediction.
 type ModelPrediction struct {
@@ -179,7 +172,7 @@ func (s *Service) estimate(ctx context.Context, req *Request) (*EstimateResult, 
 		return nil, nil, nil, selectField(b.res.Tune, err)
 	}
 	m := b.res.Tune
-	mb := ModelPrediction{Prediction: blockOf(e.Model),
+	mb := ModelPrediction{Prediction: e.Model,
 		LatencyUs:     e.ModelLatencyUs,
 		BandwidthGBps: e.ModelBandwidthGBps,
 		Costs:         map[string]float64{}}
@@ -193,18 +186,13 @@ func (s *Service) estimate(ctx context.Context, req *Request) (*EstimateResult, 
 	cb := e.Calibrated
 	out := &EstimateResult{Checked: b.checked(),
 		Coll: f.String(), Bytes: n, BytesPerRank: n, Datatype: dt.String(), NRanks: m.Sys.NRanks, NNodes: m.Sys.NNodes, Topology: b.host.name,
-		Prediction: blockOf(cb.Prediction), Source: "calibrated", Model: mb, Calibrated: &cb,
+		Prediction: cb.Prediction, Source: "calibrated", Model: mb, Calibrated: &cb,
 		Env: envMap(b.env), Problems: problems(b.problems),
 	}
 	if f == tune.AllGather || f == tune.ReduceScatter {
 		out.BytesPerRank = n / uint64(m.Sys.NRanks)
 	}
 	return out, es, &e, nil
-}
-
-// blockOf converts an estimator prediction to the JSON block.
-func blockOf(p estimate.Prediction) Prediction {
-	return Prediction{p.Algo, p.Proto, p.NChannels, p.NThreads, p.TimeUs, p.AlgBwGBps, p.BusBwGBps}
 }
 
 // EstimatePage is the answer of one estimate on a page: Result and the

@@ -27,14 +27,8 @@ func (p pair) String() string { return p.a.String() + "/" + p.p.String() }
 
 // SelectionRow is one size of the selection sweep.
 type SelectionRow struct {
-	Bytes     uint64  `json:"bytes"`
-	Algo      string  `json:"algo"`
-	Proto     string  `json:"proto"`
-	NChannels int     `json:"nchannels"`
-	NThreads  int     `json:"nthreads"`
-	TimeUs    float64 `json:"time_us"`
-	AlgBw     float64 `json:"algbw_GBps"`
-	BusBw     float64 `json:"busbw_GBps"`
+	Bytes uint64 `json:"bytes"`
+	Prediction
 }
 
 // TuneCell is one (function, algorithm, protocol) cell of the tables.
@@ -120,8 +114,8 @@ func newTuneResult(b *built, f tune.Func, choices []tune.Choice) *TuneResult {
 	rows := make([]SelectionRow, len(choices))
 	for i, c := range choices {
 		alg := c.AlgBwGBps()
-		rows[i] = SelectionRow{c.NBytes, c.Algo.String(), c.Proto.String(), c.NChannels, c.NThreads,
-			float64(c.TimeUs), alg, alg * tune.BusBwFactor(f, m.Sys.NRanks)}
+		rows[i] = SelectionRow{c.NBytes, Prediction{Algo: c.Algo.String(), Proto: c.Proto.String(), NChannels: c.NChannels, NThreads: c.NThreads,
+			TimeUs: float64(c.TimeUs), AlgBwGBps: alg, BusBwGBps: alg * tune.BusBwFactor(f, m.Sys.NRanks)}}
 	}
 	out := &TuneResult{
 		Checked: b.checked(), Model: m,

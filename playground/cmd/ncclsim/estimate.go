@@ -63,7 +63,7 @@ func runEstimate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	fmt.Fprintf(&b, "NCCL tuning model (%s), what NCCL believes: %s/%s on %d channels x %d threads\n", service.NCCLVersion, mb.Algo, mb.Proto, mb.NChannels, mb.NThreads)
 	fmt.Fprintf(&b, "  time %.2f us = %.1f us latency + size / %.1f GB/s (with the size corrections of ncclTopoGetAlgoTime)\n",
 		mb.TimeUs, mb.LatencyUs, mb.BandwidthGBps)
-	fmt.Fprintf(&b, "  algbw %.2f GB/s, busbw %.2f GB/s\n", mb.AlgBw, mb.BusBw)
+	fmt.Fprintf(&b, "  algbw %.2f GB/s, busbw %.2f GB/s\n", mb.AlgBwGBps, mb.BusBwGBps)
 	writeCalibratedText(&b, out.Calibrated)
 	if _, err := io.WriteString(stdout, b.String()); err != nil {
 		return fmt.Errorf("write: %w", err)

@@ -48,11 +48,11 @@ func TestEstimateJSON(t *testing.T) {
 		}
 		n := float64(v.NRanks)
 		// algbw = bytes / time (µs → GB/s: bytes / µs / 1000).
-		if alg := float64(v.Bytes) / v.TimeUs / 1000; math.Abs(alg-v.AlgBw) > 1e-9*alg {
-			t.Errorf("%s: algbw %v, bytes/time %v", tc.coll, v.AlgBw, alg)
+		if alg := float64(v.Bytes) / v.TimeUs / 1000; math.Abs(alg-v.AlgBwGBps) > 1e-9*alg {
+			t.Errorf("%s: algbw %v, bytes/time %v", tc.coll, v.AlgBwGBps, alg)
 		}
-		if want := v.AlgBw * tc.factor(n); math.Abs(want-v.BusBw) > 1e-9*want {
-			t.Errorf("%s: busbw %v, want %v", tc.coll, v.BusBw, want)
+		if want := v.AlgBwGBps * tc.factor(n); math.Abs(want-v.BusBwGBps) > 1e-9*want {
+			t.Errorf("%s: busbw %v, want %v", tc.coll, v.BusBwGBps, want)
 		}
 		if v.Calibrated.TimeUs != v.TimeUs || v.Calibrated.Algo != v.Algo || v.Source != "calibrated" {
 			t.Errorf("%s: top level %+v differs from the calibrated block %+v", tc.coll, v.Prediction, v.Calibrated.Prediction)
@@ -61,8 +61,8 @@ func TestEstimateJSON(t *testing.T) {
 		if v.Model.Algo != v.Algo || v.Model.Proto != v.Proto {
 			t.Errorf("%s: model picked %s/%s, calibrated %s/%s", tc.coll, v.Model.Algo, v.Model.Proto, v.Algo, v.Proto)
 		}
-		if alg := float64(v.Bytes) / v.Model.TimeUs / 1000; math.Abs(alg-v.Model.AlgBw) > 1e-9*alg {
-			t.Errorf("%s: model algbw %v, bytes/time %v", tc.coll, v.Model.AlgBw, alg)
+		if alg := float64(v.Bytes) / v.Model.TimeUs / 1000; math.Abs(alg-v.Model.AlgBwGBps) > 1e-9*alg {
+			t.Errorf("%s: model algbw %v, bytes/time %v", tc.coll, v.Model.AlgBwGBps, alg)
 		}
 		if v.Model.Costs[v.Algo+"/"+v.Proto] != v.Model.TimeUs {
 			t.Errorf("%s: cost table %v lacks the chosen pair", tc.coll, v.Model.Costs)

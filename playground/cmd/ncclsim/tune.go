@@ -96,7 +96,7 @@ func writeTuneText(w io.Writer, r *service.TuneResult, env []string, prefix stri
 	b.WriteString("; busbw as nccl-tests)\n")
 	fmt.Fprintf(&b, "%12s  %-13s %-6s %4s %5s %12s %11s %11s\n", "bytes", "algorithm", "proto", "nch", "nthr", "time_us", "algbw_GBps", "busbw_GBps")
 	for _, row := range rows {
-		fmt.Fprintf(&b, "%12s  %-13s %-6s %4d %5d %12.2f %11.2f %11.2f\n", tuneHumanBytes(row.Bytes), row.Algo, row.Proto, row.NChannels, row.NThreads, row.TimeUs, row.AlgBw, row.BusBw)
+		fmt.Fprintf(&b, "%12s  %-13s %-6s %4d %5d %12.2f %11.2f %11.2f\n", tuneHumanBytes(row.Bytes), row.Algo, row.Proto, row.NChannels, row.NThreads, row.TimeUs, row.AlgBwGBps, row.BusBwGBps)
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("write: %w", err)

@@ -79,8 +79,8 @@ func TestTuneJSON(t *testing.T) {
 	for _, r := range v.Selection {
 		// busbw = algbw × (n-1)/n for AllGather.
 		n := float64(v.NRanks)
-		if d := r.BusBw - r.AlgBw*(n-1)/n; d > 1e-9 || d < -1e-9 {
-			t.Errorf("busbw %v vs algbw %v", r.BusBw, r.AlgBw)
+		if d := r.BusBwGBps - r.AlgBwGBps*(n-1)/n; d > 1e-9 || d < -1e-9 {
+			t.Errorf("busbw %v vs algbw %v", r.BusBwGBps, r.AlgBwGBps)
 		}
 	}
 }
