@@ -37,6 +37,10 @@ func Command(cmd string, req *Request) string {
 		args = append(args, "--env", strings.TrimSpace(name)+"="+strings.TrimSpace(val))
 	}
 	switch cmd {
+	case "topo":
+		if req.Full {
+			args = append(args, "--full")
+		}
 	case "tune":
 		if c := strings.TrimSpace(req.Coll); c != "" && !strings.EqualFold(c, "allreduce") {
 			args = append(args, "--coll", strings.ToLower(c))

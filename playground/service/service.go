@@ -108,6 +108,10 @@ type Request struct {
 	// cancellation polls so far (a measure of work done, not a fraction).
 	Timeout  time.Duration
 	Progress func(steps int64)
+	// Full asks for every item of the lists that are summarised by default
+	// on large inputs: the GPU pairs of a host over topo.MaxListedGPUs GPUs
+	// (ncclsim --full).
+	Full bool
 }
 
 // Service answers the questions; it caches parsed hosts and built models.

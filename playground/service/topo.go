@@ -10,21 +10,31 @@ import (
 
 // TopoResult is the answer to the topology question, the object
 // `ncclsim topo --json` prints: the system, its GPUs and NICs, the path
-// and transport between every pair, and each searched graph.
+// and transport between GPUs, and each searched graph.
+//
+// GPUPairClasses groups the ordered GPU pairs by how they are reached (a
+// handful of classes on real hosts) and is always filled. GPUPairs lists
+// every pair only up to topo.MaxListedGPUs GPUs per host, or with
+// Request.Full; beyond it the list is empty and GPUPairsOmitted says how
+// many pairs the classes stand for, so a 512-GPU host answers with a few
+// classes instead of 261,632 rows.
 type (
 	TopoResult struct {
 		Checked  `json:"-"`
-		System   SystemInfo   `json:"system"`
-		Warnings []string     `json:"warnings,omitempty"`
-		Notes    []string     `json:"notes,omitempty"`
-		GPUs     []GPU        `json:"gpus"`
-		NICs     []NIC        `json:"nics"`
-		GPUPairs []GPUPair    `json:"gpu_pairs"`
-		GPUNICs  []GPUNICPath `json:"gpu_nic_paths"`
-		Remote   []RemotePath `json:"remote,omitempty"`
-		Trimmed  []int        `json:"trimmed_gpus,omitempty"`
-		Graphs   []Graph      `json:"graphs"`
-		Comm     Comm         `json:"comm"`
+		System   SystemInfo `json:"system"`
+		Warnings []string   `json:"warnings,omitempty"`
+		Notes    []string   `json:"notes,omitempty"`
+		GPUs     []GPU      `json:"gpus"`
+		NICs     []NIC      `json:"nics"`
+		GPUPairs []GPUPair  `json:"gpu_pairs"`
+		// GPUPairClasses and GPUPairsOmitted: see the type's doc.
+		GPUPairClasses  []GPUPairClass `json:"gpu_pair_classes"`
+		GPUPairsOmitted int            `json:"gpu_pairs_omitted,omitempty"`
+		GPUNICs         []GPUNICPath   `json:"gpu_nic_paths"`
+		Remote          []RemotePath   `json:"remote,omitempty"`
+		Trimmed         []int          `json:"trimmed_gpus,omitempty"`
+		Graphs          []Graph        `json:"graphs"`
+		Comm            Comm           `json:"comm"`
 	}
 	SystemInfo struct {
 		Name        string  `json:"name"`
@@ -75,6 +85,18 @@ type (
 		P2PRead      bool    `json:"p2p_read,omitempty"`
 		DirectPath   string  `json:"direct_path"`
 		Reason       string  `json:"reason,omitempty"`
+	}
+	// GPUPairClass is one class of topo.SummarizePairs: Count ordered pairs
+	// reached the same way, the first of them From -> To.
+	GPUPairClass struct {
+		Path      string  `json:"path"`
+		Bw        float32 `json:"bw"`
+		Transport string  `json:"transport"`
+		Via       string  `json:"via,omitempty"`
+		Reason    string  `json:"reason,omitempty"`
+		Count     int     `json:"count"`
+		From      int     `json:"from"`
+		To        int     `json:"to"`
 	}
 	GPUNICPath struct {
 		GPU     int     `json:"gpu"`
@@ -138,10 +160,12 @@ func (s *Service) Topo(ctx context.Context, req *Request) (*TopoResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newTopoResult(b)
+	return newTopoResult(b, req.Full)
 }
 
-func newTopoResult(b *built) (*TopoResult, error) {
+// newTopoResult assembles the answer; full lists every GPU pair whatever
+// the host's size.
+func newTopoResult(b *built, full bool) (*TopoResult, error) {
 	a, res := b.res.Analysis, b.res.Search
 	sys, paths := a.System, a.Paths
 	arch, vendor, model := sys.CPUType()
@@ -158,7 +182,7 @@ func newTopoResult(b *built) (*TopoResult, error) {
 		Comm: Comm{NChannels: res.NChannels, CollChannels: res.CollChannels, NVLSSupport: res.NVLSSupport,
 			TreePattern: sc.MaxTreePattern.String(), MinCompCap: sc.MinCompCap, MaxCompCap: sc.MaxCompCap,
 			SearchSteps: res.Steps()},
-		GPUs: []GPU{}, NICs: []NIC{}, GPUPairs: []GPUPair{}, GPUNICs: []GPUNICPath{},
+		GPUs: []GPU{}, NICs: []NIC{}, GPUPairs: []GPUPair{}, GPUPairClasses: []GPUPairClass{}, GPUNICs: []GPUNICPath{},
 	}
 	for _, w := range b.host.warns {
 		out.Warnings = append(out.Warnings, w.String())
@@ -186,6 +210,13 @@ func newTopoResult(b *built) (*TopoResult, error) {
 	pairs, err := paths.GPUPairs()
 	if err != nil {
 		return nil, err
+	}
+	for _, c := range topo.SummarizePairs(pairs) {
+		out.GPUPairClasses = append(out.GPUPairClasses, GPUPairClass{Path: c.Type.String(), Bw: c.Bw,
+			Transport: c.Transport.String(), Via: c.Via, Reason: c.Reason, Count: c.Count, From: c.First.From, To: c.First.To})
+	}
+	if !full && len(sys.GPUs()) > topo.MaxListedGPUs {
+		out.GPUPairsOmitted, pairs = len(pairs), nil
 	}
 	for _, p := range pairs {
 		out.GPUPairs = append(out.GPUPairs, GPUPair{From: p.From, To: p.To, Path: p.Type.String(), Bw: p.Bw,
@@ -239,7 +270,7 @@ func (s *Service) TopoPage(ctx context.Context, req *Request) (*TopoPage, error)
 	if err != nil {
 		return nil, err
 	}
-	r, err := newTopoResult(b)
+	r, err := newTopoResult(b, req.Full)
 	if err != nil {
 		return nil, err
 	}

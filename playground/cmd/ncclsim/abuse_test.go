@@ -19,6 +19,22 @@ func hostileXML(body string) string {
 		body + `</cpu></system>`
 }
 
+// wideXML returns one host of n PCIe GPUs, 11 per switch (the last switch
+// takes the rest), all under one CPU.
+func wideXML(n int) string {
+	var b strings.Builder
+	b.WriteString(`<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">`)
+	for g := 0; g < n; g += 11 {
+		fmt.Fprintf(&b, `<pci busid="0000:%02x:00.0" class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16">`, g/11+1)
+		for k := g; k < min(g+11, n); k++ {
+			fmt.Fprintf(&b, `<pci busid="0000:%02x:%02x.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="%d" sm="89" rank="%d" gdr="0"/></pci>`, g/11+1, k-g+1, k, k)
+		}
+		b.WriteString(`</pci>`)
+	}
+	b.WriteString(`</cpu></system>`)
+	return b.String()
+}
+
 // unknownEnv returns n distinct made-up variable assignments, one a line.
 func unknownEnv(n int) string {
 	var b strings.Builder
@@ -71,6 +87,14 @@ func TestAbuse(t *testing.T) {
 		{name: "an unknown name of 100 KB",
 			args: []string{"doctor", "--env", "-"}, stdin: "NCCL_" + strings.Repeat("X", 100<<10) + "=1\n",
 			code: 0, maxOut: 256 << 10, count: "did you mean", maxCount: 0},
+		{name: "66 GPUs on a host: pairs summarised in classes",
+			// 66 x 65 ordered pairs; same switch (PIX) and across switches (PHB)
+			// are the only two ways one GPU reaches another here.
+			args: []string{"topo", "--xml", "-"}, stdin: wideXML(topo.MaxListedGPUs + 2),
+			code: 0, maxOut: 64 << 10, count: "4290 ordered pairs in 2 classes; --full lists every pair", maxCount: 1, least: 1},
+		{name: "66 GPUs on a host: --full --json lists every pair",
+			args: []string{"topo", "--xml", "-", "--full", "--json"}, stdin: wideXML(topo.MaxListedGPUs + 2),
+			code: 0, maxOut: 4 << 20, count: `"direct_path":`, maxCount: 66 * 65, least: 66 * 65},
 		{name: "NCCL_MAX_NCHANNELS=0 is not silent",
 			args: []string{"tune", "--preset", "h100-sxm-8x", "--env", "NCCL_MAX_NCHANNELS=0"},
 			code: 0, err: "setting it to 1", maxOut: 64 << 10},

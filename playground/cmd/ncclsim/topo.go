@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/distributed-nav/distributed-nav/playground/service"
+	"github.com/distributed-nav/distributed-nav/playground/topo"
 )
 
 // runTopo implements `ncclsim topo`; stdin is read for "-" file names.
@@ -18,6 +19,7 @@ func runTopo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	sf.register(fs)
 	timeout := fs.Duration("timeout", 30*time.Second, "give up the graph search after this long")
 	asJSON := fs.Bool("json", false, "print JSON")
+	full := fs.Bool("full", false, fmt.Sprintf("list every GPU pair also on hosts with more than %d GPUs (summarised by default)", topo.MaxListedGPUs))
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -25,7 +27,7 @@ func runTopo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	req.Timeout = *timeout
+	req.Timeout, req.Full = *timeout, *full
 	out, err := service.New().Topo(ctx, req)
 	if err != nil {
 		return cliError(err, req, stderr)
@@ -69,7 +71,15 @@ func printTopo(w io.Writer, t *service.TopoResult) error {
 			fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%d Mb/s\t%.1f\t%s\t%d\n", n.Index, n.Name, n.Dev, n.BusID, n.SpeedMbs, n.Bw, yesNo(n.GDR), n.LocalGPU)
 		}
 	}
-	fmt.Fprintln(tw, "\nGPU pairs (same host)\nFROM\tTO\tPATH\tGB/s\tTRANSPORT\tDETAIL")
+	if t.GPUPairsOmitted > 0 {
+		fmt.Fprintf(tw, "\nGPU pairs (same host): %d ordered pairs in %d classes; --full lists every pair\nCOUNT\tFIRST\tPATH\tGB/s\tTRANSPORT\tDETAIL\n",
+			t.GPUPairsOmitted, len(t.GPUPairClasses))
+		for _, c := range t.GPUPairClasses {
+			fmt.Fprintf(tw, "%d\t%d->%d\t%s\t%.1f\t%s\t%s\n", c.Count, c.From, c.To, c.Path, c.Bw, c.Transport, strings.TrimSpace(c.Via+" "+c.Reason))
+		}
+	} else {
+		fmt.Fprintln(tw, "\nGPU pairs (same host)\nFROM\tTO\tPATH\tGB/s\tTRANSPORT\tDETAIL")
+	}
 	for _, p := range t.GPUPairs {
 		detail := p.Via
 		if p.Reason != "" {

@@ -121,9 +121,11 @@ export function topologyWidget({ engine, presets, state, xml, defaultPreset, upd
 
       const counts = { P2P: 0, SHM: 0, NET: 0 };
       const reasons = new Map();
-      for (const p of r.gpu_pairs) {
-        counts[p.transport] = (counts[p.transport] || 0) + 1;
-        if (p.reason) reasons.set(`${p.transport}: ${p.reason}`, (reasons.get(`${p.transport}: ${p.reason}`) || 0) + 1);
+      // The classes cover every pair, also on hosts whose pair list the
+      // service leaves out (over 64 GPUs).
+      for (const c of r.gpu_pair_classes) {
+        counts[c.transport] = (counts[c.transport] || 0) + c.count;
+        if (c.reason) reasons.set(`${c.transport}: ${c.reason}`, (reasons.get(`${c.transport}: ${c.reason}`) || 0) + c.count);
       }
       const mHTML = scroller('Path matrix');
       setHTML(mHTML, d.figures.matrix);
