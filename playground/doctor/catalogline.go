@@ -3,6 +3,7 @@ package doctor
 import (
 	"strings"
 
+	"github.com/distributed-nav/distributed-nav/playground/ascii"
 	"github.com/distributed-nav/distributed-nav/playground/ncclmsg"
 )
 
@@ -66,7 +67,7 @@ func warnPlace(raw string) string {
 	f := strings.Fields(raw[:i])
 	for j := len(f) - 1; j >= 0 && j >= len(f)-3; j-- {
 		file, line, ok := strings.Cut(f[j], ":")
-		if ok && allDigits(line) && strings.ContainsAny(file, ".") && !strings.Contains(file, "[") {
+		if ok && ascii.Digits(line) && strings.ContainsAny(file, ".") && !strings.Contains(file, "[") {
 			if k := strings.Index(file, "/src/"); k >= 0 {
 				file = file[k+len("/src/"):]
 			}

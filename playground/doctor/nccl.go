@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/distributed-nav/distributed-nav/playground/ascii"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
 
@@ -163,7 +164,7 @@ func validVersion(v string) bool {
 		if _, ok := leadingInt(q); !ok {
 			return false
 		}
-		if i < 2 && !allDigits(q) {
+		if i < 2 && !ascii.Digits(q) {
 			return false
 		}
 	}

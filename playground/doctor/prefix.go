@@ -1,6 +1,10 @@
 package doctor
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/distributed-nav/distributed-nav/playground/ascii"
+)
 
 // level is the NCCL log level a line was printed at.
 type level int
@@ -75,7 +79,7 @@ func parseOrigin(head string) origin {
 	var o origin
 	for j := len(fields) - 1; j >= 0; j-- {
 		f := fields[j]
-		if len(f) < 3 || f[0] != '[' || f[len(f)-1] != ']' || !allDigits(f[1:len(f)-1]) {
+		if len(f) < 3 || f[0] != '[' || f[len(f)-1] != ']' || !ascii.Digits(f[1:len(f)-1]) {
 			continue
 		}
 		if o.Dev == "" {
@@ -94,18 +98,6 @@ func parseOrigin(head string) origin {
 		return o
 	}
 	return o
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // torchRank extracts the rank from PyTorch's "[Rank N]", "[PG 3 Rank N]",

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/distributed-nav/distributed-nav/playground/ascii"
 	"github.com/distributed-nav/distributed-nav/playground/ncclmsg"
 )
 
@@ -464,7 +465,7 @@ func safeURL(u string) string {
 	var b strings.Builder
 	for i := 0; i < len(u); i++ {
 		c := u[i]
-		if urlKeeps(c) || (c == '%' && i+2 < len(u) && isHexDigit(u[i+1]) && isHexDigit(u[i+2])) {
+		if urlKeeps(c) || (c == '%' && i+2 < len(u) && ascii.IsHex(u[i+1]) && ascii.IsHex(u[i+2])) {
 			b.WriteByte(c)
 			continue
 		}
@@ -484,10 +485,6 @@ func urlKeeps(c byte) bool {
 		return true
 	}
 	return strings.IndexByte("-._~!#$&*+,/:;=?@[]", c) >= 0
-}
-
-func isHexDigit(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // WriteHTML writes the summary and diagnoses as an HTML fragment for the

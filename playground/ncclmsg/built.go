@@ -1,6 +1,10 @@
 package ncclmsg
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/distributed-nav/distributed-nav/playground/ascii"
+)
 
 // built lists the messages NCCL assembles in a buffer and prints with a
 // bare "%s" (ring orders, the TUNING table, path and topology dumps): the
@@ -21,7 +25,7 @@ var built = []struct {
 			return false
 		}
 		for _, f := range strings.Fields(rest[2:]) {
-			if !digits(f) && f != "..." {
+			if !ascii.Digits(f) && f != "..." {
 				return false
 			}
 		}
@@ -33,12 +37,12 @@ var built = []struct {
 	// "    AllReduce |    25.2/   0.0 |    48.5/   0.0 | ..."
 	{"src/graph/tuning.cc", 582, func(m string) bool {
 		name, rest, ok := strings.Cut(strings.TrimLeft(m, " "), " |")
-		if !ok || name == "" || !letters(strings.TrimSpace(name)) {
+		if !ok || name == "" || !ascii.Letters(strings.TrimSpace(name)) {
 			return false
 		}
 		cell, _, _ := strings.Cut(rest, "|")
 		a, b, ok := strings.Cut(strings.TrimSpace(cell), "/")
-		return ok && number(a) && (number(strings.TrimSpace(b)) || strings.TrimSpace(b) == "")
+		return ok && ascii.Decimal(a) && (ascii.Decimal(strings.TrimSpace(b)) || strings.TrimSpace(b) == "")
 	}},
 	// "GPU/0-18000 :GPU/0-18000 (0/5000.0/LOC) ..."
 	{"src/graph/paths.cc", 168, func(m string) bool {
@@ -52,7 +56,7 @@ var built = []struct {
 			return false
 		}
 		kind, rest, ok := strings.Cut(t[2:], "[")
-		return ok && upper(kind) && strings.Contains(rest, "] - ")
+		return ok && ascii.Upper(kind) && strings.Contains(rest, "] - ")
 	}},
 	// "CPU/0-0 (1/1/2)" (nodes of the topology dump)
 	{"src/graph/topo.cc", 304, func(m string) bool {
@@ -63,7 +67,7 @@ var built = []struct {
 	// "  0 : NET/0-0 GPU/0-18000 ... NET/0-0" (a searched graph's channels)
 	{"src/graph/search.cc", 1347, func(m string) bool {
 		ch, rest, ok := strings.Cut(strings.TrimLeft(m, " "), " : ")
-		if !ok || !digits(ch) {
+		if !ok || !ascii.Digits(ch) {
 			return false
 		}
 		for _, f := range strings.Fields(rest) {
@@ -77,7 +81,7 @@ var built = []struct {
 	{"src/graph/connect.cc", 291, func(m string) bool {
 		rest, ok := strings.CutPrefix(m, "NVLS Head ")
 		h, _, ok2 := strings.Cut(strings.TrimLeft(rest, " "), ":")
-		return ok && ok2 && digits(h)
+		return ok && ok2 && ascii.Digits(h)
 	}},
 }
 
@@ -97,7 +101,7 @@ func cutNumberSlashNumber(s, whole string) (string, bool) {
 		return "", false
 	}
 	a, rest, ok := strings.Cut(s, "/")
-	if !ok || !digits(a) {
+	if !ok || !ascii.Digits(a) {
 		return "", false
 	}
 	i := 0
@@ -111,61 +115,11 @@ func cutNumberSlashNumber(s, whole string) (string, bool) {
 // "GPU/18000" spellings: upper-case type, '/', hex digits and dashes.
 func nodeName(s string) bool {
 	kind, id, ok := strings.Cut(s, "/")
-	if !ok || !upper(kind) || id == "" {
+	if !ok || !ascii.Upper(kind) || id == "" {
 		return false
 	}
 	for i := 0; i < len(id); i++ {
-		if !isHexDigit(id[i]) && id[i] != '-' && id[i] != 'x' {
-			return false
-		}
-	}
-	return true
-}
-
-func digits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func upper(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < 'A' || s[i] > 'Z' {
-			return false
-		}
-	}
-	return true
-}
-
-func letters(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'A' && c <= 'Z') && !(c >= 'a' && c <= 'z') {
-			return false
-		}
-	}
-	return true
-}
-
-func number(s string) bool {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if (s[i] < '0' || s[i] > '9') && s[i] != '.' {
+		if !ascii.IsHex(id[i]) && id[i] != '-' && id[i] != 'x' {
 			return false
 		}
 	}

@@ -1,6 +1,10 @@
 package ncclmsg
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/distributed-nav/distributed-nav/playground/ascii"
+)
 
 // pattern is a compiled printf format: literal text and conversions.
 type pattern struct {
@@ -293,7 +297,7 @@ func scanValue(s segment, t string) int {
 			i += 2
 		}
 		d := i
-		for i < len(t) && isHexDigit(t[i]) {
+		for i < len(t) && ascii.IsHex(t[i]) {
 			i++
 		}
 		if i == d {
@@ -344,8 +348,4 @@ func scanValue(s segment, t string) int {
 		}
 	}
 	return i
-}
-
-func isHexDigit(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
