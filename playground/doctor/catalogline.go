@@ -19,7 +19,7 @@ type MessageStats struct {
 }
 
 // catalogLine matches one NCCL line against the catalog.
-func (p *parser) catalogLine(n int, lvl level, raw, msg string) {
+func (p *parser) catalogLine(n int, o origin, lvl level, raw, msg string) {
 	st := &p.s.Messages
 	st.NCCL++
 	p.s.LastNCCL = p.ref(n, raw)
@@ -36,6 +36,44 @@ func (p *parser) catalogLine(n int, lvl level, raw, msg string) {
 	st.Matched++
 	if m.Entry.Release != ncclmsg.Pinned {
 		st.Older++
+	}
+	for _, i := range rulesByFormat()[m.Entry.Format] {
+		p.hitRule(&lineRules[i], n, raw)
+	}
+	p.noteFields(o, m)
+}
+
+// watchedFields are the labelled conversions of NCCL's messages whose
+// values the diagnoses compare across the log, whatever message printed
+// them: "mtu" is the IB MTU enum of each queue pair NCCL connects
+// (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/transport/net_ib/connect.cc#L957-L972).
+var watchedFields = map[string]bool{"mtu": true}
+
+// noteFields records the values of watched fields of a matched line.
+func (p *parser) noteFields(o origin, m ncclmsg.Match) {
+	convs := m.Entry.Conversions()
+	for i, c := range convs {
+		if !watchedFields[c.Label] || i >= len(m.Fields) {
+			continue
+		}
+		if p.s.facts == nil {
+			p.s.facts = map[string]map[string]map[string]bool{}
+		}
+		byVal := p.s.facts[c.Label]
+		if byVal == nil {
+			byVal = map[string]map[string]bool{}
+			p.s.facts[c.Label] = byVal
+		}
+		v := m.Fields[i].Value
+		if byVal[v] == nil {
+			if len(byVal) >= maxFactValues {
+				continue
+			}
+			byVal[v] = map[string]bool{}
+		}
+		if len(byVal[v]) < p.opts.MaxItems {
+			byVal[v][o.Host] = true
+		}
 	}
 }
 

@@ -463,6 +463,7 @@ func (d *diagnoser) collectiveTimeout() (Diagnosis, bool) {
 	var ev evidence
 	ops := map[string]bool{}
 	ranks := map[int]bool{}
+	procs := map[int]bool{}
 	var timeoutMs, ranFor int64 = -1, -1
 	for _, t := range s.Timeouts {
 		if t.OpType != "" {
@@ -470,6 +471,9 @@ func (d *diagnoser) collectiveTimeout() (Diagnosis, bool) {
 		}
 		if t.Rank >= 0 {
 			ranks[t.Rank] = true
+		}
+		if t.proc >= 0 {
+			procs[t.proc] = true
 		}
 		timeoutMs = max(timeoutMs, t.TimeoutMs)
 		ranFor = max(ranFor, t.RanForMs)
@@ -481,7 +485,11 @@ func (d *diagnoser) collectiveTimeout() (Diagnosis, bool) {
 		if len(ops) > 0 {
 			fmt.Fprintf(&b, " (%s)", strings.Join(sortedKeys(ops), ", "))
 		}
-		if len(ranks) > 0 {
+		if len(procs) > len(ranks) {
+			// Launcher tags name processes; "[Rank N]" is the rank in
+			// each process group, and several groups can share N.
+			fmt.Fprintf(&b, " on %d process(es)", len(procs))
+		} else if len(ranks) > 0 {
 			fmt.Fprintf(&b, " on %d rank(s)", len(ranks))
 		}
 		if timeoutMs > 0 {
@@ -495,12 +503,41 @@ func (d *diagnoser) collectiveTimeout() (Diagnosis, bool) {
 		b.WriteString("PyTorch reports failed or timed-out NCCL work.")
 	}
 	b.WriteString(d.progressSummary(&ev))
+	if d.groupsFailing() > 1 {
+		b.WriteString(" When several process groups of one job fail together, check the order in which each process issues collectives: NCCL needs every rank to call the collectives of a communicator in the same order, so collectives issued from two threads at once on one communicator, or groups entered in a different order on different ranks, hang.")
+	}
 	b.WriteString(" The rank that reports a timeout is usually a victim: another rank never entered the matching collective (it crashed, is stuck in data loading or I/O, or took a different code path). ")
 	b.WriteString(d.errorHandling(&ev))
 	b.WriteString(" Turn on the flight recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=2000, TORCH_NCCL_DUMP_ON_TIMEOUT=1) and compare the last sequence numbers of all ranks.")
 	return Diagnosis{ID: "collective-timeout", Severity: Error, Title: "Collective timeout",
 		Explanation: b.String(), Evidence: ev.list(),
 		Links: links(linkTimeout, linkWatchdogNote, envLink("TORCH_NCCL_ASYNC_ERROR_HANDLING"), envLink("TORCH_NCCL_TRACE_BUFFER_SIZE"))}, true
+}
+
+// groupsFailing counts the distinct process groups named by the
+// watchdogs' progress reports.
+func (d *diagnoser) groupsFailing() int {
+	seen := map[string]bool{}
+	for _, p := range d.s.Progress {
+		seen[pgKey(p.PG)] = true
+	}
+	return len(seen)
+}
+
+// pgKey identifies a process group from its tag: PyTorch 2.4+ writes
+// "PG ID 11 PG GUID 119(name)", where the GUID is unique in the job and
+// the ID only per process; older releases wrote "PG 119" with that same
+// unique number.
+func pgKey(tag string) string {
+	if i := strings.Index(tag, "GUID "); i >= 0 {
+		if n, ok := leadingInt(tag[i+len("GUID "):]); ok {
+			return strconv.Itoa(n)
+		}
+	}
+	if n, ok := leadingInt(strings.TrimPrefix(tag, "PG ")); ok && strings.HasPrefix(tag, "PG ") {
+		return strconv.Itoa(n)
+	}
+	return tag
 }
 
 func humanMs(ms int64) string {
@@ -911,22 +948,35 @@ const maxProgressRanks = 16
 
 // progressSummary says, from the watchdogs' "last enqueued / last
 // completed" reports, where each rank stood and which ranks are behind.
+// Sequence numbers count per process group, so ranks are compared only
+// with ranks of the same group.
 func (d *diagnoser) progressSummary(ev *evidence) string {
 	if len(d.s.Progress) == 0 {
 		return ""
 	}
 	ps := append([]WorkProgress(nil), d.s.Progress...) // sorted here, not in the summary
-	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Rank < ps[j].Rank })
-	var parts []string
-	minDone, maxDone := int64(-1), int64(-1)
-	for _, p := range ps {
-		if p.Completed >= 0 {
-			if minDone < 0 || p.Completed < minDone {
-				minDone = p.Completed
-			}
-			maxDone = max(maxDone, p.Completed)
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ki, kj := pgKey(ps[i].PG), pgKey(ps[j].PG); ki != kj {
+			return ki < kj
 		}
-		if len(parts) < maxProgressRanks {
+		return ps[i].Rank < ps[j].Rank
+	})
+	var groups [][]WorkProgress
+	for i, p := range ps {
+		if i == 0 || pgKey(p.PG) != pgKey(ps[i-1].PG) {
+			groups = append(groups, nil)
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], p)
+	}
+	var parts []string
+	listed := 0
+	for _, g := range groups {
+		var ranks []string
+		for _, p := range g {
+			if listed >= maxProgressRanks {
+				break
+			}
+			listed++
 			s := "rank " + strconv.Itoa(p.Rank)
 			if p.Failed >= 0 {
 				s += " failed at #" + strconv.FormatInt(p.Failed, 10)
@@ -937,30 +987,68 @@ func (d *diagnoser) progressSummary(ev *evidence) string {
 			if p.Completed >= 0 {
 				s += ", completed up to #" + strconv.FormatInt(p.Completed, 10)
 			}
-			parts = append(parts, s)
+			ranks = append(ranks, s)
+		}
+		if len(ranks) == 0 {
+			continue
+		}
+		if len(groups) > 1 {
+			name := g[0].PG
+			if name == "" {
+				name = "no group named"
+			}
+			parts = append(parts, name+": "+strings.Join(ranks, "; "))
+		} else {
+			parts = append(parts, strings.Join(ranks, "; "))
 		}
 	}
-	out := " Per rank, from the watchdog reports: " + strings.Join(parts, "; ")
-	if extra := len(ps) - len(parts); extra > 0 {
+	out := " Per rank, from the watchdog reports: " + strings.Join(parts, " | ")
+	if extra := len(ps) - listed; extra > 0 {
 		out += "; and " + strconv.Itoa(extra) + " more rank(s)"
 	}
 	out += "."
-	if minDone >= 0 && maxDone > minDone {
+	if len(groups) > 1 {
+		out += " " + strconv.Itoa(len(groups)) + " process groups report failed work; their sequence numbers count separately and are not compared."
+	}
+	for _, g := range groups {
+		out += d.behind(g, ev, len(groups) > 1)
+	}
+	if n := d.s.NRanks; n > 0 && len(groups) == 1 && len(ps) < n && len(ps) < 1<<16 {
+		out += " " + strconv.Itoa(len(ps)) + " of " + strconv.Itoa(n) + " ranks reported."
+	}
+	return out
+}
+
+// behind names the ranks of one process group that completed the fewest
+// collectives.
+func (d *diagnoser) behind(g []WorkProgress, ev *evidence, named bool) string {
+	minDone, maxDone := int64(-1), int64(-1)
+	for _, p := range g {
+		if p.Completed >= 0 {
+			if minDone < 0 || p.Completed < minDone {
+				minDone = p.Completed
+			}
+			maxDone = max(maxDone, p.Completed)
+		}
+	}
+	where := ""
+	if named && g[0].PG != "" {
+		where = " of " + g[0].PG
+	}
+	switch {
+	case minDone >= 0 && maxDone > minDone:
 		var behind []string
-		for _, p := range ps {
+		for _, p := range g {
 			if p.Completed == minDone && len(behind) < maxProgressRanks {
 				behind = append(behind, strconv.Itoa(p.Rank))
 				ev.add(LineRef{Line: p.Line, Text: d.lineText(p.Line)})
 			}
 		}
-		out += " Rank(s) " + strings.Join(behind, ", ") + " completed the fewest collectives (#" + strconv.FormatInt(minDone, 10) + " against #" + strconv.FormatInt(maxDone, 10) + "): look at them first."
-	} else if minDone >= 0 {
-		out += " Every reporting rank completed the same collectives, so the late rank is one that printed no timeout (look for a rank missing from these lines, or the log of another host)."
+		return " Rank(s) " + strings.Join(behind, ", ") + where + " completed the fewest collectives (#" + strconv.FormatInt(minDone, 10) + " against #" + strconv.FormatInt(maxDone, 10) + "): look at them first."
+	case minDone >= 0 && len(g) > 1:
+		return " Every reporting rank" + where + " completed the same collectives, so the late rank is one that printed no timeout (look for a rank missing from these lines, or the log of another host)."
 	}
-	if n := d.s.NRanks; n > 0 && len(ps) < n && len(ps) < 1<<16 {
-		out += " " + strconv.Itoa(len(ps)) + " of " + strconv.Itoa(n) + " ranks reported."
-	}
-	return out
+	return ""
 }
 
 // lineText returns the evidence text of a timeout line, "" if not kept.

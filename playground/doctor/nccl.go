@@ -103,7 +103,7 @@ func (p *parser) warn(n int, msg, raw string) {
 // connection went away (a crashed or killed rank, a network failure).
 func isPeerLost(msg string) bool {
 	for _, k := range []string{"Connection closed by remote peer", "Socket recv failed",
-		"remote process exited", "Connection reset by peer", "Net : Connection closed", "Got async event"} {
+		"remote process exited", "Connection reset by peer", "Net : Connection closed"} {
 		if strings.Contains(msg, k) {
 			return true
 		}

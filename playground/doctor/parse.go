@@ -351,7 +351,7 @@ func (p *parser) line(n int, b []byte) {
 				p.merged++
 			}
 		}
-		p.catalogLine(n, lvl, raw, msg)
+		p.catalogLine(n, o, lvl, raw, msg)
 		if o.Host != "" && !p.hosts[o.Host] && len(p.hosts) < p.opts.MaxItems {
 			p.hosts[o.Host] = true
 			p.s.Hosts = append(p.s.Hosts, o.Host)

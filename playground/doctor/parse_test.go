@@ -279,7 +279,8 @@ func TestTorchLines(t *testing.T) {
 		"[rank0]:[E ProcessGroupNCCL.cpp:670] Stack trace of the failed collective not found, potentially because FlightRecorder is disabled. You can enable it by setting TORCH_NCCL_TRACE_BUFFER_SIZE to a non-zero value.",
 		"torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, internal error - please report this issue to the NCCL developers, NCCL version 2.19.3",
 	}, "\n"))
-	want := Timeout{Rank: 3, PG: "PG ID 0 PG GUID 0(default_pg)", SeqNum: 7753, OpType: "_REDUCE_SCATTER_BASE", TimeoutMs: 600000, RanForMs: 600061, Line: 1}
+	// proc 3: the torchrun tag "[rank3]:" of line 1.
+	want := Timeout{Rank: 3, PG: "PG ID 0 PG GUID 0(default_pg)", SeqNum: 7753, OpType: "_REDUCE_SCATTER_BASE", TimeoutMs: 600000, RanForMs: 600061, Line: 1, proc: 3}
 	if len(s.Timeouts) != 1 || s.Timeouts[0] != want {
 		t.Errorf("timeouts = %+v", s.Timeouts)
 	}

@@ -117,6 +117,24 @@ func torchRank(line string) int {
 	return -1
 }
 
+// launcherRank reads the global rank torchrun puts before every line it
+// relays ("[rank13]:[E218 ...] ..."); -1 if the line has no such tag.
+func launcherRank(line string) int {
+	i := strings.Index(line, "[rank")
+	if i < 0 || i > 64 {
+		return -1
+	}
+	n, ok := leadingInt(line[i+len("[rank"):])
+	end := i + len("[rank")
+	for end < len(line) && line[end] >= '0' && line[end] <= '9' {
+		end++
+	}
+	if !ok || !strings.HasPrefix(line[end:], "]:") {
+		return -1
+	}
+	return n
+}
+
 // torchPG extracts the process-group tag "PG 3" or "PG ID 2 PG GUID 9" as
 // written; empty if none.
 func torchPG(line string) string {

@@ -3,6 +3,7 @@ package doctor
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/distributed-nav/distributed-nav/playground/ncclmsg"
 )
@@ -24,6 +25,11 @@ type Rule struct {
 	All      []string
 	// None are substrings that exclude a line (another rule explains it).
 	None []string
+	// Messages are catalog formats (package ncclmsg, any release): an NCCL
+	// line the catalog ties to one of them is evidence whatever its
+	// wording in the release that printed it. TestRuleMessagesInCatalog
+	// checks that each names a real entry.
+	Messages []string
 	// Explanation says what the evidence means.
 	Explanation string
 	Fix         string
@@ -40,11 +46,32 @@ func Rules() []Rule { return append([]Rule(nil), lineRules...) }
 var lineRules = []Rule{
 	{
 		ID: "gpu-newer-than-nccl", Title: "The GPU is newer than this NCCL release", Severity: Error,
-		Any:         []string{"exceeds device/fn maxSharedMem", "no kernel image is available for execution on the device"},
-		Explanation: "NCCL's kernels were built for GPU architectures older than this one: they ask for more shared memory per block than the device allows (\"ncclMaxSharedMem ... exceeds device/fn maxSharedMem\") or have no code for its compute capability, so every collective fails or hangs. This is what an RTX 5090 / RTX PRO 6000 (Blackwell, sm_120) shows with NCCL 2.25 and older.",
+		Any:         []string{"exceeds device/fn maxSharedMem"},
+		Explanation: "NCCL's kernels were built for GPU architectures older than this one: they ask for more shared memory per block than the device allows (\"ncclMaxSharedMem ... exceeds device/fn maxSharedMem\"), so every collective fails or hangs. This is what an RTX 5090 / RTX PRO 6000 (Blackwell, sm_120) shows with NCCL 2.25 and older.",
 		Fix:         "Upgrade NCCL to a release that supports the GPU (2.26 or later for Blackwell GeForce/RTX PRO: a newer PyTorch wheel, or `pip install -U nvidia-nccl-cu12` and make sure that copy is the one loaded).",
 		Check:       "`python -c \"import torch; print(torch.cuda.nccl.version(), torch.cuda.get_device_capability())\"` and the \"NCCL version\" line of the log against the GPU's compute capability.",
 		Links:       []Link{linkVersions, envLink("NCCL_DEBUG")},
+	},
+	{
+		ID: "gpu-arch-not-built", Title: "NCCL or PyTorch has no GPU code for this GPU's architecture", Severity: Error,
+		Any:         []string{"invalid device function", "no kernel image is available for execution on the device", "cudaErrorNoKernelImageForDevice", "cudaErrorInvalidDeviceFunction"},
+		Explanation: "A CUDA kernel could not be launched because the library holds no code for the GPU's compute capability: CUDA answers \"invalid device function\" or \"no kernel image is available\". Either the GPU is older than the architectures the NCCL/PyTorch build still targets (Kepler sm_35/sm_37 left the prebuilt wheels with CUDA 11, Maxwell and Pascal leave later ones), or it is newer than the build (Blackwell sm_100/sm_120 before CUDA 12.8 builds and NCCL 2.26).",
+		Fix:         "Use a build compiled for this compute capability: for an old GPU an older PyTorch/NCCL release that still ships its architecture, or build NCCL from source with NVCC_GENCODE=\"-gencode=arch=compute_35,code=sm_35\" (your GPU's value); for a new GPU a newer release.",
+		Check:       "`python -c \"import torch; print(torch.cuda.get_device_capability(), torch.cuda.get_arch_list(), torch.cuda.nccl.version())\"`: the capability must be in the arch list; `cuobjdump --list-elf libnccl.so.2` lists the architectures NCCL was built for.",
+		Links:       []Link{linkVersions, linkTroubleshoot},
+	},
+	{
+		ID: "ib-async-event", Title: "The RDMA NIC reported an asynchronous error", Severity: Error,
+		Any: []string{"Got async event", "async fatal event"},
+		Messages: []string{"NET/IB : Got async event : %s", "NET/IB : %s:%d Got async event : %s", "NET/IB : %s:%d async fatal event: %s",
+			"NET/IB : %s:%d async fatal event on QP (%p): %s", "NET/IB : %s:%d async fatal event on CQ (%p): %s",
+			"NET/IB : %s:%d async fatal event on QP (%p) qpn=%u handle=%u send_cq=%u recv_cq=%u state=%d sq_psn=%u rq_psn=%u: %s",
+			"NET/IB : %s:%d async fatal event on CQ (%p) handle=%u cqe=%d: %s", "NET/IB : %s:%d Got non-fatal async event: %s(%d)"},
+		Explanation: "The verbs library delivered an asynchronous event for an RDMA port, queue pair or the whole NIC: something failed outside any one transfer, and the completion errors and timeouts that follow are its consequences.",
+		Fix:         "Port errors: repair the link of the host and port that print them (reseat or replace the cable or transceiver, check the switch port and the subnet manager). Access or request errors on a queue pair: give the ports of both hosts and the switches one MTU, and check PCIe ACS for GPUDirect RDMA. Catastrophic errors: the NIC itself (firmware update, adapter reset, dmesg).",
+		Check:       "`ibv_devinfo -v | grep -E 'state|active_mtu'` on both hosts, `ibqueryerrors` or `perfquery -x` (LinkDownedCounter, SymbolErrorCounter, PortRcvErrors) and `dmesg | grep -i -E 'mlx5|link'` on the host that prints the event.",
+		Links:       []Link{linkNIC, envLink("NCCL_IB_TIMEOUT"), envLink("NCCL_IB_HCA")},
+		Explain:     explainAsyncEvent,
 	},
 	{
 		ID: "duplicate-gpu", Title: "Two ranks on one GPU", Severity: Error,
@@ -56,10 +83,14 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "ib-completion-error", Title: "InfiniBand/RoCE completion error", Severity: Error,
-		Any:         []string{"Got completion from peer", "Got completion with error", "wc->status="},
+		Any: []string{"Got completion from peer", "Got completion with error", "wc->status="},
+		Messages: []string{"NET/IB : Got completion from peer %s with error %d, opcode %d, len %d, vendor err %d (%s)%s%s%s%s",
+			"NET/IB : Got completion from peer %s with status=%d opcode=%d len=%d vendor err %d (%s)%s%s%s%s",
+			"NET/IB: Got completion from peer %s with status=%d opcode=%d len=%u vendor err %u (%s)%s%s%s%s hca %s",
+			"NET/IB: Got completion from peer %s with status=%s(%d) opcode=%s(%d) reqSize=%d vendor_err=%u req_type=%s%s%s%s%s hca %s"},
 		Explanation: "The RDMA NIC reported a failed work completion: data stopped flowing between two NICs.",
-		Fix:         "Make the NICs reach each other over RDMA outside NCCL first (ib_write_bw / perftest with the same device, GID index and traffic class), then run NCCL with the same settings.",
-		Check:       "`ibv_devinfo` (port state ACTIVE, link layer), `show_gids` on both hosts, and ib_write_bw between the two hosts of the failing pair.",
+		Fix:         "Make the NICs reach each other over RDMA outside NCCL first (ib_write_bw / perftest with the same device, GID index, traffic class and MTU), then run NCCL with the same settings.",
+		Check:       "`ibv_devinfo` (port state ACTIVE, link layer, active_mtu equal on both hosts), `show_gids` on both hosts, and ib_write_bw between the two hosts of the failing pair.",
 		Links:       []Link{linkNIC, envLink("NCCL_IB_GID_INDEX"), envLink("NCCL_IB_TIMEOUT"), envLink("NCCL_IB_HCA")},
 		Explain:     explainCompletion,
 	},
@@ -144,18 +175,9 @@ func (p *parser) scanRules(n int, raw string) {
 		for _, k := range r.None {
 			hit = hit && !strings.Contains(raw, k)
 		}
-		if !hit {
-			continue
+		if hit {
+			p.hitRule(r, n, raw)
 		}
-		if p.s.ruleHits == nil {
-			p.s.ruleHits = map[string]*Evidence{}
-		}
-		e := p.s.ruleHits[r.ID]
-		if e == nil {
-			e = &Evidence{}
-			p.s.ruleHits[r.ID] = e
-		}
-		p.add(e, n, raw)
 	}
 	if !strings.Contains(raw, "NCCL WARN") && isShmFailure(raw) {
 		// PyTorch's re-raise ("Last error: Error while creating shared
@@ -163,6 +185,36 @@ func (p *parser) scanRules(n int, raw string) {
 		p.add(&p.s.ShmFailure, n, raw)
 	}
 }
+
+// hitRule adds line n to a rule's evidence, once per line.
+func (p *parser) hitRule(r *Rule, n int, raw string) {
+	if p.s.ruleHits == nil {
+		p.s.ruleHits = map[string]*Evidence{}
+		p.s.ruleLast = map[string]int{}
+	}
+	if last, ok := p.s.ruleLast[r.ID]; ok && last == n {
+		return
+	}
+	p.s.ruleLast[r.ID] = n
+	e := p.s.ruleHits[r.ID]
+	if e == nil {
+		e = &Evidence{}
+		p.s.ruleHits[r.ID] = e
+	}
+	p.add(e, n, raw)
+}
+
+// rulesByFormat maps each catalog format a rule lists in Messages to the
+// indexes of those rules in lineRules.
+var rulesByFormat = sync.OnceValue(func() map[string][]int {
+	m := map[string][]int{}
+	for i, r := range lineRules {
+		for _, f := range r.Messages {
+			m[f] = append(m[f], i)
+		}
+	}
+	return m
+})
 
 // lineDiagnoses turns the rule hits into diagnoses.
 func (d *diagnoser) lineDiagnoses() []Diagnosis {
@@ -192,12 +244,13 @@ func (d *diagnoser) lineDiagnoses() []Diagnosis {
 
 // wcMeaning says what an IB work-completion status means for NCCL.
 var wcMeaning = map[int]string{
+	1:  "a local length error: a message did not fit the receive buffer or the path MTU, which for NCCL points at ports configured with different MTUs",
 	4:  "a local protection error: the NIC could not access the registered memory, which for GPU buffers points at GPUDirect RDMA (nvidia-peermem or dma-buf missing, PCIe ACS/IOMMU redirecting peer traffic)",
 	5:  "the work request was flushed: the queue pair had already failed, so look for the first, different error",
 	9:  "the remote side rejected the request",
 	10: "a remote access error: the peer's memory registration does not allow the access (GPUDirect RDMA on the other host)",
 	11: "a remote operation error",
-	12: "the transport retry counter was exceeded: the peer never acknowledged, a timeout. Right at the start of a job this means the two NICs cannot reach each other over RDMA: for RoCE the GID index (NCCL_IB_GID_INDEX: a RoCE v2 IPv4 entry, not the link-local fe80 one) or the routing between subnets; later in a job a link flap, a congested fabric or a dead peer",
+	12: "the transport retry counter was exceeded: the peer never acknowledged, a timeout. Right at the start of a job this means the two NICs cannot reach each other over RDMA: for RoCE the GID index (NCCL_IB_GID_INDEX: a RoCE v2 IPv4 entry, not the link-local fe80 one) or the routing between subnets, or an MTU the path cannot carry (a port MTU above a switch's, or different MTUs on the two hosts); later in a job a link flap, a congested fabric or a dead peer",
 	13: "the receiver-not-ready retry counter was exceeded: the peer posted no receive in time",
 }
 
@@ -232,9 +285,72 @@ func explainCompletion(lines []LineRef, s *Summary) string {
 		if st == 12 && (strings.Contains(l.Text, "localGid fe80:") || strings.Contains(l.Text, "remoteGid fe80:") || strings.Contains(l.Text, "remoteGids fe80:")) {
 			b.WriteString(" The GIDs shown are link-local (fe80::), which do not route between subnets: pick a routable RoCE v2 GID with NCCL_IB_GID_INDEX.")
 		}
+		b.WriteString(mtuMismatch(s))
 		return b.String()
 	}
+	return mtuMismatch(s)
+}
+
+// mtuMismatch names the different MTUs the log's IB connection lines show
+// (the "mtu" field of NCCL's queue-pair INFO lines), or "".
+func mtuMismatch(s *Summary) string {
+	vals, hosts := s.factValues("mtu")
+	if len(vals) < 2 {
+		return ""
+	}
+	var parts []string
+	for _, v := range vals {
+		p := "mtu " + v
+		if name := ibMTUName(v); name != "" {
+			p += " (" + name + ")"
+		}
+		if hs := hosts[v]; len(hs) > 0 {
+			p += " on " + strings.Join(hs[:min(len(hs), 4)], ", ")
+		}
+		parts = append(parts, p)
+	}
+	return " The IB connection lines show different MTUs: " + strings.Join(parts, "; ") + ". Queue pairs between ports of different MTU fail; configure one MTU on every host and switch."
+}
+
+// ibMTUName turns the verbs MTU enum NCCL prints into bytes.
+func ibMTUName(v string) string {
+	switch v {
+	case "1":
+		return "256 B"
+	case "2":
+		return "512 B"
+	case "3":
+		return "1024 B"
+	case "4":
+		return "2048 B"
+	case "5":
+		return "4096 B"
+	}
 	return ""
+}
+
+// asyncMeaning says what each verbs async event (as libibverbs names it in
+// ibv_event_type_str) means for NCCL.
+var asyncMeaning = []struct{ event, meaning string }{
+	{"port error", "the port went down: a link flap (cable, transceiver, switch port or subnet manager). Every queue pair on it fails afterwards, which is what completion errors (status 12 or 5) and timeouts after it are"},
+	{"local access violation work queue error", "the NIC refused an access of a queue pair: most often a packet larger than the receiving port's MTU (hosts configured with different MTUs; NCCL 2.20-2.23 no longer lowered a queue pair's MTU to the peer's), or memory the NIC may not reach (GPUDirect RDMA through PCIe ACS/IOMMU)"},
+	{"invalid request local work queue error", "the NIC received a request it cannot serve on that queue pair: a length beyond the MTU or the registered memory, or an opcode the peer's setup does not allow"},
+	{"local work queue catastrophic error", "a queue pair broke inside the NIC: look at dmesg for the mlx5 health report"},
+	{"local catastrophic error", "the NIC itself failed (firmware fault, overheating, PCIe error): it needs a reset or a firmware update, and jobs on it cannot continue"},
+	{"CQ error", "a completion queue overflowed or broke"},
+	{"GID table change", "the port's GID table changed (an IP address of a RoCE interface was added or removed) under a running job"},
+}
+
+// explainAsyncEvent names the event of the first evidence line it knows.
+func explainAsyncEvent(lines []LineRef, s *Summary) string {
+	for _, l := range lines {
+		for _, a := range asyncMeaning {
+			if strings.Contains(l.Text, a.event) {
+				return "\"" + a.event + "\" means " + a.meaning + "." + mtuMismatch(s)
+			}
+		}
+	}
+	return mtuMismatch(s)
 }
 
 // completionStatus finds the status number of a completion error line.

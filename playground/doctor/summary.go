@@ -1,5 +1,7 @@
 package doctor
 
+import "sort"
+
 // Evidence is a bounded sample of the lines that showed one thing: the first
 // few lines and how many there were in total.
 type Evidence struct {
@@ -172,6 +174,9 @@ type Timeout struct {
 	TimeoutMs int64  `json:"timeout_ms"`
 	RanForMs  int64  `json:"ran_for_ms"`
 	Line      int    `json:"line"`
+	// proc is the launcher's global rank of the line ("[rank13]:"), -1
+	// if none: Rank is the rank inside the process group.
+	proc int
 }
 
 // WorkProgress is one rank's progress as its watchdog reported it when a
@@ -278,6 +283,35 @@ type Summary struct {
 
 	// ruleHits holds the evidence of each line rule (lineRules) by ID.
 	ruleHits map[string]*Evidence
+	// ruleLast is the last line added to each rule's evidence, so a line
+	// that matches a rule both by text and by catalog entry counts once.
+	ruleLast map[string]int
+	// facts holds the values of watched catalog fields (watchedFields):
+	// label -> value -> the hosts (or "" when the line names none) that
+	// printed it.
+	facts map[string]map[string]map[string]bool
+}
+
+// maxFactValues bounds the distinct values kept per watched field.
+const maxFactValues = 16
+
+// factValues returns the distinct values the log printed for a watched
+// catalog field, sorted, and for each the hosts that printed it.
+func (s *Summary) factValues(label string) ([]string, map[string][]string) {
+	m := s.facts[label]
+	vals := make([]string, 0, len(m))
+	hosts := map[string][]string{}
+	for v, hs := range m {
+		vals = append(vals, v)
+		for h := range hs {
+			if h != "" {
+				hosts[v] = append(hosts[v], h)
+			}
+		}
+		sort.Strings(hosts[v])
+	}
+	sort.Strings(vals)
+	return vals, hosts
 }
 
 // Version returns the NCCL version most lines printed ("" if none).

@@ -55,7 +55,7 @@ func (p *parser) torchLine(n int, raw string) {
 // Timeout(ms)=600000) ran for 600047 milliseconds before timing out."
 func (p *parser) timeout(n int, raw string) {
 	p.add(&p.s.TimeoutLines, n, raw)
-	t := Timeout{Rank: torchRank(raw), PG: torchPG(raw), SeqNum: -1, TimeoutMs: -1, RanForMs: -1, Line: n}
+	t := Timeout{Rank: torchRank(raw), PG: torchPG(raw), SeqNum: -1, TimeoutMs: -1, RanForMs: -1, Line: n, proc: launcherRank(raw)}
 	if i := strings.Index(raw, "WorkNCCL("); i >= 0 {
 		inner := raw[i+len("WorkNCCL("):]
 		if j := strings.IndexByte(inner, ')'); j >= 0 {
