@@ -40,6 +40,9 @@ func (p *parser) catalogLine(n int, o origin, lvl level, raw, msg string) {
 	for _, i := range rulesByFormat()[m.Entry.Format] {
 		p.hitRule(&lineRules[i], n, raw)
 	}
+	for _, i := range netCuesByFormat()[m.Entry.Format] {
+		p.addNetCue(i, n, raw)
+	}
 	p.noteFields(o, m)
 }
 

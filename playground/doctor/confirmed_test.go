@@ -3,6 +3,7 @@ package doctor
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -93,5 +94,56 @@ func TestConfirmedLogs(t *testing.T) {
 				t.Errorf("messages: %d NCCL lines, %d matched, %d unknown", m.NCCL, m.Matched, m.Unknown.Count)
 			}
 		})
+	}
+}
+
+// TestRuleSupport counts, for every diagnosis the doctor can make from a
+// log, the published logs with a confirmed cause whose note implies it, and
+// checks that exactly the ones with fewer than two are marked unproven.
+func TestRuleSupport(t *testing.T) {
+	notes, err := filepath.Glob(filepath.Join(logsDir, "*.note"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	support := map[string]int{}
+	for _, np := range notes {
+		for _, id := range readNote(t, np).implies {
+			support[id]++
+		}
+	}
+	ids := map[string]bool{}
+	for _, r := range lineRules {
+		ids[r.ID] = true
+	}
+	for id := range unproven {
+		ids[id] = true
+	}
+	// The diagnoses written as functions: every ID literal of their files.
+	for _, f := range []string{"diagnose.go", "benchdiag.go"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`ID: "([a-z0-9-]+)"`).FindAllSubmatch(b, -1) {
+			if id := string(m[1]); !strings.HasPrefix(id, "env-") && id != "nccl-warn" {
+				ids[id] = true
+			}
+		}
+	}
+	for id := range support {
+		if !strings.HasPrefix(id, "env-") && id != "nccl-warn" {
+			ids[id] = true
+		}
+	}
+	for id := range ids {
+		if got, want := unproven[id], support[id] < 2; got != want {
+			t.Errorf("%s: %d confirmed log(s), marked unproven = %v", id, support[id], got)
+		}
+	}
+	// The mark reaches the text.
+	s := parseString(t, "h:1:2 [0] init.cc:1 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000\n")
+	d := find(Diagnose(s, ncclenv.Env{}), "duplicate-gpu")
+	if unproven["duplicate-gpu"] != strings.Contains(d.Explanation, "Unproven") {
+		t.Errorf("duplicate-gpu explanation and mark disagree: %q", d.Explanation)
 	}
 }

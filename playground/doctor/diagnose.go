@@ -29,6 +29,11 @@ func Diagnose(s *Summary, env ncclenv.Env) []Diagnosis {
 		}
 	}
 	out = append(out, d.lineDiagnoses()...)
+	for i := range out {
+		if unproven[out[i].ID] {
+			out[i].Explanation += unprovenNote
+		}
+	}
 	out = append(out, d.envDiagnoses()...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Severity > out[j].Severity })
 	return out
@@ -51,6 +56,8 @@ var logRules = []func(*diagnoser) (Diagnosis, bool){
 	(*diagnoser).fewChannels,
 	(*diagnoser).flightRecorderOff,
 	(*diagnoser).nvlsSetupHang,
+	(*diagnoser).p2pHang,
+	(*diagnoser).benchResult,
 	(*diagnoser).ncclWarn,
 	(*diagnoser).envNotApplied,
 }
@@ -237,12 +244,13 @@ func (d *diagnoser) netSocket() (Diagnosis, bool) {
 			ev.add(t.First)
 		}
 	}
-	chosen := strings.EqualFold(s.Network, "Socket") || !s.NetSocket.Empty()
+	chosen := strings.EqualFold(s.Network, "Socket") || !s.NetSocket.Empty() || (s.Network == "" && s.HasNetDevices("Socket"))
 	if conns == 0 && !chosen {
 		return Diagnosis{}, false
 	}
 	ev.add(s.IBNoDevice.Lines...)
 	ev.add(s.NetSocket.Lines...)
+	causes := d.netCauses(&ev)
 	multi := s.NNodes > 1 || len(s.Hosts) > 1 || conns > 0
 	sev := Info
 	expl := "NCCL found no usable InfiniBand/RoCE device and chose its TCP socket transport."
@@ -259,6 +267,11 @@ func (d *diagnoser) netSocket() (Diagnosis, bool) {
 		expl += " Pass the RDMA devices into the container, install libibverbs, and check NCCL_IB_DISABLE, NCCL_IB_HCA and NCCL_SOCKET_IFNAME on every node."
 	} else {
 		expl += " Inside one host this is harmless (P2P or SHM carry the traffic), but a multi-node run with the same setup would use TCP between hosts."
+	}
+	if len(causes) > 0 {
+		expl += " Why, from the log: " + strings.Join(causes, " ")
+	} else {
+		expl += " The log does not say why (NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS=INIT,NET prints the IB device search)."
 	}
 	return Diagnosis{ID: "net-socket", Severity: sev, Title: "NET/Socket instead of InfiniBand",
 		Explanation: expl, Evidence: ev.list(),
@@ -724,6 +737,11 @@ func (d *diagnoser) ncclWarn() (Diagnosis, bool) {
 		}
 	}
 	for _, e := range s.ruleHits {
+		for _, l := range e.Lines {
+			explained[l.Line] = true
+		}
+	}
+	for _, e := range s.netCues {
 		for _, l := range e.Lines {
 			explained[l.Line] = true
 		}

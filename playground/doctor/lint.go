@@ -10,6 +10,11 @@ import (
 // MaxEnvLines bounds how many lines LintEnv and ParseEnvText read.
 const MaxEnvLines = 100000
 
+// MaxEnvFindingsPerKind bounds the findings LintEnv returns of one kind
+// (one ID); the rest are counted in a closing "and N more" finding, so a
+// dump of thousands of unknown names gives a readable, small answer.
+const MaxEnvFindingsPerKind = 20
+
 // ParseEnvText reads assignments from pasted text: `env` or `printenv`
 // output, `export NAME=VALUE` and `declare -x NAME="VALUE"` lines, or an
 // nccl.conf file (NAME=VALUE with '#' comments). Lines it cannot read come
@@ -110,7 +115,44 @@ func LintEnv(text string) []Finding {
 			ID: is.id, Severity: is.sev, Message: msg, Suggestions: is.suggestions, Links: is.links})
 	}
 	sortFindings(out)
-	return out
+	return capFindings(out, MaxEnvFindingsPerKind)
+}
+
+// capFindings keeps the first per findings of each ID (in line order) and
+// appends, for each ID that had more, one finding that counts the rest and
+// names the last line among them.
+func capFindings(fs []Finding, per int) []Finding {
+	kept := make([]Finding, 0, min(len(fs), 8*per))
+	count := map[string]int{}
+	type rest struct {
+		n, last int
+		sev     Severity
+		links   []Link
+	}
+	more := map[string]*rest{}
+	var order []string
+	for _, f := range fs {
+		count[f.ID]++
+		if count[f.ID] <= per {
+			kept = append(kept, f)
+			continue
+		}
+		r := more[f.ID]
+		if r == nil {
+			r = &rest{sev: f.Severity, links: f.Links}
+			more[f.ID] = r
+			order = append(order, f.ID)
+		}
+		r.n++
+		r.last = max(r.last, f.Line)
+		r.sev = max(r.sev, f.Severity)
+	}
+	for _, id := range order {
+		r := more[id]
+		kept = append(kept, Finding{Line: 0, ID: id, Severity: r.sev, Links: r.links,
+			Message: fmt.Sprintf("and %d more of the same kind (%s), up to line %d", r.n, id, r.last)})
+	}
+	return kept
 }
 
 func sortFindings(fs []Finding) {

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -120,4 +121,48 @@ func hasLink(ls []Link, url string) bool {
 		}
 	}
 	return false
+}
+
+// TestLintEnvCapsEachKind: a dump of 5,000 unknown names (and 30 lines that
+// are no assignment) returns MaxEnvFindingsPerKind findings of each kind
+// plus one finding per kind counting the rest, whatever the dump's size.
+func TestLintEnvCapsEachKind(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&b, "NCCL_NOT_A_KNOB_%d=1\n", i)
+	}
+	for i := 0; i < 30; i++ {
+		b.WriteString("garbage line\n")
+	}
+	fs := LintEnv(b.String())
+	per := map[string]int{}
+	var closing []Finding
+	for _, f := range fs {
+		if strings.HasPrefix(f.Message, "and ") {
+			closing = append(closing, f)
+			continue
+		}
+		per[f.ID]++
+	}
+	if per["env-unknown"] != MaxEnvFindingsPerKind || per["env-parse"] != MaxEnvFindingsPerKind {
+		t.Fatalf("findings per kind = %v, want %d each", per, MaxEnvFindingsPerKind)
+	}
+	// 5,000 - 20 unknown names on lines 21..5000; 30 - 20 bad lines up to
+	// line 5,030.
+	want := map[string]string{
+		"env-unknown": "and 4980 more of the same kind (env-unknown), up to line 5000",
+		"env-parse":   "and 10 more of the same kind (env-parse), up to line 5030",
+	}
+	if len(closing) != len(want) {
+		t.Fatalf("closing findings = %+v", closing)
+	}
+	for _, f := range closing {
+		if f.Message != want[f.ID] {
+			t.Errorf("closing %s = %q, want %q", f.ID, f.Message, want[f.ID])
+		}
+	}
+	// A dump under the cap is returned whole.
+	if fs := LintEnv("NCCL_NOT_A_KNOB=1\n"); len(fs) != 1 || strings.HasPrefix(fs[0].Message, "and ") {
+		t.Errorf("small dump = %+v", fs)
+	}
 }

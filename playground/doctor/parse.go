@@ -171,6 +171,7 @@ type parser struct {
 	devKeys   map[string]bool
 
 	tuning    tuningState
+	bench     benchState
 	merged    int
 	ncclLines int // lines in NCCL's "host:pid:tid [dev] NCCL LEVEL" format
 	notesSeen map[string]bool
@@ -226,7 +227,8 @@ func (p *parser) finish() {
 	if p.merged > 0 {
 		p.note(fmt.Sprintf("%d line(s) held output of several processes run together; only the last message of each was read", p.merged))
 	}
-	if s.Lines > 0 && s.Bytes > 0 && p.ncclLines == 0 && len(s.Versions) == 0 && s.NRanks == 0 && s.TotalConnections == 0 && s.Warnings.Count == 0 && len(s.Timeouts) == 0 && s.Heartbeat.Empty() {
+	p.finishBench()
+	if s.Lines > 0 && s.Bytes > 0 && p.ncclLines == 0 && s.NCCLTests == nil && len(s.Versions) == 0 && s.NRanks == 0 && s.TotalConnections == 0 && s.Warnings.Count == 0 && len(s.Timeouts) == 0 && s.Heartbeat.Empty() {
 		p.note("no NCCL or PyTorch distributed messages were recognised; was the job run with NCCL_DEBUG=INFO?")
 	}
 	if s.Tuning != nil {
@@ -317,6 +319,7 @@ func (p *parser) line(n int, b []byte) {
 		}
 	}
 	p.scanRules(n, string(b))
+	p.benchLine(n, b)
 	if !interesting(b) {
 		if !utf8.Valid(b) {
 			p.s.InvalidUTF8Lines++

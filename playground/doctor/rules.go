@@ -40,6 +40,28 @@ type Rule struct {
 	Explain func(lines []LineRef, s *Summary) string
 }
 
+// unproven lists the diagnoses that fewer than two published logs with a
+// confirmed cause (data/logs/*.note) support so far. Their explanation
+// says so, in the CLI and on the page alike; TestRuleSupport keeps the list
+// in step with the notes, so a new note that makes a rule proven fails the
+// test until the rule leaves the list. The environment checks (env-*) rest
+// on the variable tables, and nccl-warn only lists what nothing explains,
+// so neither is counted.
+var unproven = map[string]bool{
+	"nvls-setup-hang": true, "net-socket": true, "ib-register-memory": true, "gpu-arch-not-built": true,
+	"gdr-disabled-distance": true, "duplicate-gpu": true, "collective-timeout": true, "cuda-oom-nccl": true,
+	"nccl-version-mismatch": true, "timeout-desync": true, "watchdog-heartbeat-abort": true, "flight-recorder-off": true,
+	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
+	"no-gdrdma": true, "few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
+}
+
+// unprovenNote is appended to the explanation of an unproven diagnosis.
+const unprovenNote = " (Unproven: fewer than two published logs with a confirmed cause support this diagnosis so far.)"
+
+// Unproven reports whether a diagnosis ID rests on fewer than two published
+// logs with a confirmed cause.
+func Unproven(id string) bool { return unproven[id] }
+
 // Rules returns the line rules in the order they are tried.
 func Rules() []Rule { return append([]Rule(nil), lineRules...) }
 
@@ -179,6 +201,7 @@ func (p *parser) scanRules(n int, raw string) {
 			p.hitRule(r, n, raw)
 		}
 	}
+	p.scanNetCues(n, raw)
 	if !strings.Contains(raw, "NCCL WARN") && isShmFailure(raw) {
 		// PyTorch's re-raise ("Last error: Error while creating shared
 		// memory segment ...") and launcher output carry no WARN prefix.

@@ -1,6 +1,9 @@
 package doctor
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // Evidence is a bounded sample of the lines that showed one thing: the first
 // few lines and how many there were in total.
@@ -245,6 +248,9 @@ type Summary struct {
 
 	EnvSettings []EnvSetting `json:"env,omitempty"`
 
+	// NCCLTests is the nccl-tests benchmark the log holds, nil if none.
+	NCCLTests *NCCLTestsRun `json:"nccl_tests,omitempty"`
+
 	// LastNCCL is the last NCCL-formatted line of the log.
 	LastNCCL LineRef `json:"last_nccl_line"`
 
@@ -283,6 +289,9 @@ type Summary struct {
 
 	// ruleHits holds the evidence of each line rule (lineRules) by ID.
 	ruleHits map[string]*Evidence
+	// netCues holds the lines that say why NCCL fell back to sockets, by
+	// netCue key.
+	netCues map[string]*Evidence
 	// ruleLast is the last line added to each rule's evidence, so a line
 	// that matches a rule both by text and by catalog entry counts once.
 	ruleLast map[string]int
@@ -366,6 +375,17 @@ func (s *Summary) TransportKinds() []string {
 func (s *Summary) HasTransport(name string) bool {
 	for _, t := range s.Transports {
 		if t.Kind == name || family(t.Kind) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// HasNetDevices reports whether NCCL listed devices of a network
+// transport ("IB" or "Socket") in a "NET/... : Using" line.
+func (s *Summary) HasNetDevices(kind string) bool {
+	for _, d := range s.NetDevices {
+		if strings.HasPrefix(d, kind+" ") {
 			return true
 		}
 	}

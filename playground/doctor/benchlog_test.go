@@ -1,0 +1,102 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
+)
+
+// benchHead is the start of an all_reduce_perf run on two PCIe boards, as
+// nccl-tests prints it (the format of its src/common.cu).
+const benchHead = `# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid   9822 on host device  0 [0000:2c:00] NVIDIA GeForce RTX 4090
+#  Rank  1 Group  0 Pid   9822 on host device  1 [0000:2d:00] NVIDIA GeForce RTX 4090
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+`
+
+// Two rows: busbw 0.00 at 8 B and 21.50 (in place) at 128 MiB, so the peak
+// is 21.50 GB/s at 128 MiB.
+const benchRows = `           8             2     float     sum      -1     8.49    0.00    0.00      0     8.37    0.00    0.00      0
+   134217728      33554432     float     sum      -1   6300.0   21.30   21.30      0   6243.0   21.50   21.50      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 10.70
+`
+
+func TestNCCLTestsRun(t *testing.T) {
+	s := parseString(t, benchHead+benchRows)
+	r := s.NCCLTests
+	if r == nil {
+		t.Fatal("no nccl-tests run")
+	}
+	if len(r.Devices) != 2 || r.Devices[0] != "NVIDIA GeForce RTX 4090" || r.HeaderLine != 8 || r.Rows != 2 || !r.Finished ||
+		r.MaxBytes != 134217728 || r.LastBytes != 134217728 || r.Collective != "allreduce" || r.NRanks != 2 ||
+		r.PeakBusBwGBps != 21.5 || r.PeakBytes != 134217728 {
+		t.Fatalf("run = %+v", r)
+	}
+	ds := Diagnose(s, ncclenv.Env{})
+	d := find(ds, "nccl-tests-result")
+	for _, want := range []string{"peak bus bandwidth 21.50 GB/s at 128 MiB", "ncclsim compare", "rtx4090-"} {
+		if !strings.Contains(d.Explanation, want) {
+			t.Errorf("result lacks %q: %s", want, d.Explanation)
+		}
+	}
+	if find(ds, "p2p-pcie-hang").ID != "" {
+		t.Errorf("a finished run was called a hang")
+	}
+}
+
+func TestP2PHang(t *testing.T) {
+	tests := []struct {
+		name, log string
+		hang      bool
+	}{
+		{"header and no row", benchHead, true},
+		{"stops mid-way", benchHead + strings.SplitN(benchRows, "\n", 2)[0] + "\n", true},
+		{"finished", benchHead + benchRows, false},
+		{"P2P disabled", "NCCL_P2P_DISABLE=1 x\nh:1:2 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1\n" + benchHead, false},
+		{"an error explains it", benchHead + "h:1:2 [0] enqueue.cc:1 NCCL WARN Cuda failure 'out of memory'\n", false},
+		{"NVLink paths", "h:1:2 [0] NCCL INFO GPU/0 :GPU/1 (1/48.0/NVL) \n" + benchHead, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := parseString(t, tt.log)
+			d := find(Diagnose(s, ncclenv.Env{}), "p2p-pcie-hang")
+			if (d.ID != "") != tt.hang {
+				t.Fatalf("hang = %v, want %v (%+v)", d.ID != "", tt.hang, s.NCCLTests)
+			}
+			if tt.hang && !strings.Contains(d.Explanation, "NCCL_P2P_DISABLE=1 as a test, not a fix") {
+				t.Errorf("explanation: %s", d.Explanation)
+			}
+		})
+	}
+}
+
+// TestNetCauses: each line that explains a socket fallback is named, in
+// the catalog's wording of 2.30 and in older ones.
+func TestNetCauses(t *testing.T) {
+	tests := []struct {
+		name, line, want string
+	}{
+		{"no libibverbs (2.18-2.29)", "h:1:2 [0] NCCL INFO Failed to open libibverbs.so[.1]", "libibverbs could not be loaded"},
+		{"no libibverbs (2.30)", "h:1:2 [0] NCCL INFO Count not open libibverbs.so.1", "libibverbs could not be loaded"},
+		{"device not opened", "h:1:2 [0] transport/net_ib/init.cc:334 NCCL WARN NET/IB : Unable to open device mlx5_0", "cannot be opened"},
+		{"HCA filter", "h:1:2 [0] NCCL INFO NCCL_IB_HCA set to mlx5_9\nh:1:2 [0] NCCL INFO NET/IB : No device found.", "NCCL_IB_HCA selects"},
+		{"IB disabled", "h:1:2 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.", "NCCL_IB_DISABLE=1"},
+		{"nothing said", "h:1:2 [0] NCCL INFO NET/IB : No device found.", "no active InfiniBand/RoCE port"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := parseString(t, tt.line+"\nh:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\nh:1:2 [0] NCCL INFO Using network Socket\n")
+			d := find(Diagnose(s, ncclenv.Env{}), "net-socket")
+			if !strings.Contains(d.Explanation, tt.want) {
+				t.Errorf("net-socket lacks %q: %s", tt.want, d.Explanation)
+			}
+		})
+	}
+}
