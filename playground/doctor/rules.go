@@ -53,6 +53,7 @@ var unproven = map[string]bool{
 	"nccl-version-mismatch": true, "timeout-desync": true, "watchdog-heartbeat-abort": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
 	"no-gdrdma": true, "few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
+	"transfer-size-mismatch": true,
 }
 
 // unprovenNote is appended to the explanation of an unproven diagnosis.
@@ -94,6 +95,17 @@ var lineRules = []Rule{
 		Check:       "`ibv_devinfo -v | grep -E 'state|active_mtu'` on both hosts, `ibqueryerrors` or `perfquery -x` (LinkDownedCounter, SymbolErrorCounter, PortRcvErrors) and `dmesg | grep -i -E 'mlx5|link'` on the host that prints the event.",
 		Links:       []Link{linkNIC, envLink("NCCL_IB_TIMEOUT"), envLink("NCCL_IB_HCA")},
 		Explain:     explainAsyncEvent,
+	},
+	{
+		ID: "transfer-size-mismatch", Title: "The two ends of a transfer disagree on its size", Severity: Error,
+		Any: []string{"collective mismatch error", "message truncated : receiving", "Message truncated : received"},
+		Messages: []string{"NET/IB : req %d/%d tag %x peer %s collective mismatch error, local size %d remote size %d",
+			"NET/Socket : peer %s message truncated : receiving %d bytes instead of %d. If you believe your socket network is in a healthy state, there may be a mismatch in collective sizes or environment settings (e.g. NCCL_PROTO, NCCL_ALGO) between ranks",
+			"Message truncated : received %d bytes instead of %d"},
+		Explanation: "A rank received more or less data than its peer sent: the two sides of one connection cut the transfer differently. Either the ranks are not running the same collective with the same size (calls in a different order, tensors of different shapes), or a setting that decides how NCCL splits the data differs between ranks: NCCL_PROTO, NCCL_ALGO, NCCL_BUFFSIZE, chunk sizes, or two NCCL releases in one job.",
+		Fix:         "Give every rank the same NCCL_* environment and one NCCL release (compare `env | grep NCCL` and the loaded libnccl on every node, including /etc/nccl.conf and ~/.nccl.conf), then check that all ranks issue the same collectives with the same sizes.",
+		Check:       "Run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=ENV,INIT on all nodes and compare the \"set by environment\" lines and NCCL versions; TORCH_DISTRIBUTED_DEBUG=DETAIL checks collective shapes across ranks.",
+		Links:       []Link{linkMismatched, linkIgnoredEnv, envLink("NCCL_PROTO"), envLink("NCCL_ALGO"), envLink("NCCL_BUFFSIZE")},
 	},
 	{
 		ID: "duplicate-gpu", Title: "Two ranks on one GPU", Severity: Error,
