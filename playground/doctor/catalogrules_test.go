@@ -107,3 +107,21 @@ func TestPGKeyAndLauncherRank(t *testing.T) {
 		}
 	}
 }
+
+func TestHeartbeatScope(t *testing.T) {
+	lines := []LineRef{
+		{Line: 1, Text: "[rank0]:[E1019 01:04:03.356] [PG 3 Rank 0] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=121"},
+		{Line: 2, Text: "[rank7]:[E1019 01:04:03.357] [PG 3 Rank 7] First PG on this rank that detected no heartbeat of its watchdog."},
+		{Line: 3, Text: "[rank2]:[F1019 01:14:03.356] [PG ID 1 PG GUID 5 Rank 2] watchdog got stuck for 600 seconds workMetaList_.size()=7"},
+	}
+	got := heartbeatScope(lines)
+	// Two groups (PG 3 and GUID 5), three launcher ranks, the largest list.
+	for _, want := range []string{"PG 3, PG ID 1 PG GUID 5", "on 3 process(es)", "still held 121 collective(s)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("scope lacks %q: %q", want, got)
+		}
+	}
+	if heartbeatScope(nil) != "" {
+		t.Error("scope of no lines")
+	}
+}

@@ -673,7 +673,8 @@ func (d *diagnoser) heartbeatAbort() (Diagnosis, bool) {
 			}
 		}
 	}
-	expl += " and terminated the process after trying to dump debug information. The watchdog hangs inside a CUDA or NCCL call (often ncclCommAbort or a CUDA event call blocked by another thread holding the GIL or the CUDA context)."
+	expl += " and terminated the process after trying to dump debug information." + heartbeatScope(s.Heartbeat.Lines) +
+		" The watchdog hangs inside a CUDA or NCCL call (often ncclCommAbort or a CUDA event call blocked by another thread holding the GIL or the CUDA context)."
 	if len(s.Timeouts) > 0 || !s.TimeoutLines.Empty() {
 		expl += " A collective timeout came first, so the hang is in the clean-up after it; SkipCleanUp (TORCH_NCCL_ASYNC_ERROR_HANDLING=3) exists for exactly that case."
 	}
@@ -681,6 +682,45 @@ func (d *diagnoser) heartbeatAbort() (Diagnosis, bool) {
 	return Diagnosis{ID: "watchdog-heartbeat-abort", Severity: Error, Title: "Watchdog hang: the heartbeat monitor aborted the process",
 		Explanation: expl, Evidence: ev.list(),
 		Links: links(linkHeartbeat, linkHeartbeatNote, envLink("TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC"), envLink("TORCH_NCCL_ENABLE_MONITORING"))}, true
+}
+
+// heartbeatScope says which process groups and how many processes the
+// heartbeat lines name, and how many collectives the watchdog still held
+// ("workMetaList_.size()=N"): work it had not yet checked off.
+func heartbeatScope(lines []LineRef) string {
+	pgs := map[string]bool{}
+	var names []string
+	procs := map[int]bool{}
+	pending := -1
+	for _, l := range lines {
+		if pg := torchPG(l.Text); pg != "" && !pgs[pgKey(pg)] && len(names) < 8 {
+			pgs[pgKey(pg)] = true
+			names = append(names, pg)
+		}
+		if r := launcherRank(l.Text); r >= 0 {
+			procs[r] = true
+		}
+		if i := strings.Index(l.Text, "workMetaList_.size()="); i >= 0 {
+			if n, ok := leadingInt(l.Text[i+len("workMetaList_.size()="):]); ok {
+				pending = max(pending, n)
+			}
+		}
+	}
+	var parts []string
+	if len(names) > 0 {
+		p := "It happened in " + strings.Join(names, ", ")
+		if len(procs) > 0 {
+			p += fmt.Sprintf(" on %d process(es) of the log", len(procs))
+		}
+		parts = append(parts, p+".")
+	}
+	if pending > 0 {
+		parts = append(parts, fmt.Sprintf("The watchdog's list still held %d collective(s) (workMetaList_: enqueued work it had not yet checked off; a stuck watchdog checks off nothing, so some may have finished): the flight recorder dump, or the last completed sequence number of each rank, tells which one hung first.", pending))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(parts, " ")
 }
 
 func (d *diagnoser) flightRecorderOff() (Diagnosis, bool) {
