@@ -34,13 +34,7 @@ var netCues = []netCue{
 // netCuesByFormat maps a catalog format to the indexes of the cues that
 // list it.
 var netCuesByFormat = sync.OnceValue(func() map[string][]int {
-	m := map[string][]int{}
-	for i, c := range netCues {
-		for _, f := range c.formats {
-			m[f] = append(m[f], i)
-		}
-	}
-	return m
+	return byFormat(netCues, func(c netCue) []string { return c.formats })
 })
 
 // addNetCue records line n as evidence of a cue, once per line.

@@ -242,14 +242,20 @@ func (p *parser) hitRule(r *Rule, n int, raw string) {
 // rulesByFormat maps each catalog format a rule lists in Messages to the
 // indexes of those rules in lineRules.
 var rulesByFormat = sync.OnceValue(func() map[string][]int {
+	return byFormat(lineRules, func(r Rule) []string { return r.Messages })
+})
+
+// byFormat maps each catalog format that formats gives for an item to the
+// indexes of the items that list it.
+func byFormat[T any](items []T, formats func(T) []string) map[string][]int {
 	m := map[string][]int{}
-	for i, r := range lineRules {
-		for _, f := range r.Messages {
+	for i, it := range items {
+		for _, f := range formats(it) {
 			m[f] = append(m[f], i)
 		}
 	}
 	return m
-})
+}
 
 // lineDiagnoses turns the rule hits into diagnoses.
 func (d *diagnoser) lineDiagnoses() []Diagnosis {
