@@ -17,12 +17,15 @@ import (
 // binary shrinks. Sizes when set (after the doctor's message catalog and
 // the estimator's physical model came in; the one binary for every page
 // was 1,727,943 bytes by gzip -9 then): model.wasm 1,512,026 (gzip -9:
-// 1,497,218), doctor.wasm 1,312,873 (gzip -9: 1,299,378).
+// 1,497,218), doctor.wasm 1,312,873 (gzip -9: 1,299,378). doctor.wasm was
+// set again at 1,342,075 when the doctor's rules of session 4 came in
+// (issue 15: IB async events and MTU, P2P hangs over PCIe, nccl-tests
+// runs, socket-fallback causes, size mismatches, unproven marks; +29 KB).
 const wasmGzipBudget = 1_300_000
 
 var wasmGzipCeiling = map[string]int{
 	"model.wasm":  1_530_000, // 1,512,026 × 1.01
-	"doctor.wasm": 1_330_000, // 1,312,873 × 1.01
+	"doctor.wasm": 1_360_000, // 1,342,075 × 1.01
 }
 
 // TestWasmSize measures the wasm binaries the site serves (built as `make

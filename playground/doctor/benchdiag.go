@@ -3,8 +3,6 @@ package doctor
 import (
 	"fmt"
 	"strings"
-
-	"github.com/distributed-nav/distributed-nav/playground/presets"
 )
 
 // pcieBoards are words of device names that mark a GPU without NVLink
@@ -150,35 +148,10 @@ func (d *diagnoser) benchResult() (Diagnosis, bool) {
 		sev = Warning
 		fmt.Fprintf(&b, " %d row(s) report wrong elements: the results were corrupted in transit (on PCIe P2P most often the IOMMU or ACS; on networks a NIC or GPUDirect RDMA problem); rerun with NCCL_P2P_DISABLE=1 or NCCL_NET_GDR_LEVEL=0 to isolate it.", r.WrongRows)
 	}
-	b.WriteString(" To see what NCCL's model expects on this system, run `ncclsim compare SYSTEM --nccl-tests FILE` with SYSTEM a topology file or preset")
-	if ps := matchingPresets(r.Devices); len(ps) > 0 {
-		b.WriteString(" (presets for these devices: " + strings.Join(ps, ", ") + ")")
-	}
-	b.WriteString("; it prints the expected bus bandwidth per size and where the measurement falls short.")
+	b.WriteString(" To see what NCCL's model expects on this system, run `ncclsim compare SYSTEM --nccl-tests FILE` with SYSTEM the node's topology (NCCL_TOPO_DUMP_FILE) or one of the presets `ncclsim presets` lists for these GPUs; it prints the expected bus bandwidth per size and where the measurement falls short.")
 	return Diagnosis{ID: "nccl-tests-result", Severity: sev, Title: "nccl-tests results",
 		Explanation: b.String(), Evidence: []LineRef{{Line: r.LastRow, Text: "(last nccl-tests result row)"}},
 		Links: links(linkPCIe4090, linkChannels, linkTroubleshoot)}, true
-}
-
-// matchingPresets lists the built-in presets whose GPU (the first word of
-// the preset name, "rtx4090", "h100") appears in a device name.
-func matchingPresets(devices []string) []string {
-	if len(devices) == 0 {
-		return nil
-	}
-	all, err := presets.List()
-	if err != nil {
-		return nil
-	}
-	name := strings.ReplaceAll(strings.ToLower(devices[0]), " ", "")
-	var out []string
-	for _, p := range all {
-		gpu, _, _ := strings.Cut(p.Name, "-")
-		if len(gpu) >= 3 && strings.Contains(name, gpu) && len(out) < 4 {
-			out = append(out, p.Name)
-		}
-	}
-	return out
 }
 
 // humanBytes prints a message size the way nccl-tests users read it.

@@ -1,12 +1,10 @@
 package doctor
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/ascii"
-	"github.com/distributed-nav/distributed-nav/playground/nccltests"
 )
 
 // NCCLTestsRun is what a log shows of an nccl-tests benchmark (all_reduce_perf
@@ -29,32 +27,32 @@ type NCCLTestsRun struct {
 	WrongRows int `json:"wrong_rows,omitempty"`
 	// Finished is true when the "# Avg bus bandwidth" line closed the run.
 	Finished bool `json:"finished"`
-	// Collective, NRanks and PeakBusBwGBps come from package nccltests when
-	// the table could be read; PeakBytes is the size of the peak row.
+	// Collective is the benchmark's collective when the log names it
+	// ("allreduce"), NRanks the number of Rank lines, PeakBusBwGBps the
+	// largest busbw of any row (either half) and PeakBytes that row's size.
 	Collective    string  `json:"collective,omitempty"`
 	NRanks        int     `json:"nranks,omitempty"`
 	PeakBusBwGBps float64 `json:"peak_busbw_GBps,omitempty"`
 	PeakBytes     uint64  `json:"peak_bytes,omitempty"`
 }
 
-// maxBenchBytes bounds the nccl-tests text kept for package nccltests.
-const maxBenchBytes = 4 << 20
-
-// benchState collects the nccl-tests lines of a log.
+// benchState follows the nccl-tests output of a log.
 type benchState struct {
-	on    bool
-	text  bytes.Buffer
-	lines []int // log line of each kept line
-	over  bool
+	on   bool
+	prog string // the last "*_perf" program a command line named
 }
 
 // benchLine looks at every line for nccl-tests output. The first marker
-// ("# nThread", "Using devices", a column header) starts the run; from
-// there every line is kept (bounded) for nccltests.Parse.
+// ("# nThread", "Using devices", a column header) starts the run.
 func (p *parser) benchLine(n int, b []byte) {
 	t := strings.TrimSpace(strings.TrimLeft(string(b), "#> "))
 	st := &p.bench
 	if !st.on {
+		for _, w := range strings.Fields(t) {
+			if strings.HasSuffix(w, "_perf") || strings.HasSuffix(w, "_perf_mpi") {
+				st.prog = w[strings.LastIndexByte(w, '/')+1:]
+			}
+		}
 		if !(strings.HasPrefix(t, "nThread ") || strings.HasPrefix(t, "Using devices") || isBenchHeader(t)) {
 			return
 		}
@@ -79,6 +77,8 @@ func (p *parser) benchLine(n int, b []byte) {
 		}
 	case strings.HasPrefix(t, "Avg bus bandwidth"):
 		r.Finished = true
+	case strings.HasPrefix(t, "Collective test starting:"):
+		r.Collective = benchCollective(strings.TrimSpace(t[len("Collective test starting:"):]))
 	case r.HeaderLine > 0:
 		if f := strings.Fields(t); len(f) >= 8 && ascii.Digits(f[0]) && ascii.Digits(f[1]) {
 			r.Rows++
@@ -87,19 +87,9 @@ func (p *parser) benchLine(n int, b []byte) {
 			if benchRowWrong(f) {
 				r.WrongRows++
 			}
+			benchPeak(r, f)
 		}
 	}
-	if st.over {
-		return
-	}
-	if st.text.Len()+len(b)+1 > maxBenchBytes {
-		st.over = true
-		p.note("the nccl-tests output is longer than " + strconv.Itoa(maxBenchBytes>>20) + " MiB; only its beginning was read as a table")
-		return
-	}
-	st.text.Write(b)
-	st.text.WriteByte('\n')
-	st.lines = append(st.lines, n)
 }
 
 // isBenchHeader matches the column header of the results table.
@@ -118,6 +108,24 @@ func benchDevice(t string) string {
 		return ""
 	}
 	return clip(strings.TrimSpace(rest[j+2:]), 80)
+}
+
+// benchPeak reads the busbw of both halves of a row: the last eight
+// fields are time, algbw, busbw and the error column, out of place then in
+// place (nccl-tests 2.x and the NCCL 1 tests alike).
+func benchPeak(r *NCCLTestsRun, f []string) {
+	size, _ := leadingUint(f[0])
+	for _, i := range []int{len(f) - 6, len(f) - 2} {
+		if v, err := strconv.ParseFloat(f[i], 64); err == nil && v > r.PeakBusBwGBps {
+			r.PeakBusBwGBps, r.PeakBytes = v, size
+		}
+	}
+}
+
+// benchCollective turns "all_reduce_perf" into "allreduce".
+func benchCollective(prog string) string {
+	prog = strings.TrimSuffix(strings.TrimSuffix(strings.Fields(prog + " ")[0], "_mpi"), "_perf")
+	return strings.ReplaceAll(prog, "_", "")
 }
 
 // benchRowWrong reports whether a result row counts wrong elements: an
@@ -142,24 +150,21 @@ func leadingUint(s string) (uint64, bool) {
 	return v, err == nil
 }
 
-// finishBench reads the kept text with package nccltests for the
-// collective, the rank count and the peak bus bandwidth.
+// finishBench fills in what the table says as a whole: the collective of
+// "# Collective test starting: NAME" (or the program name of the command
+// line) and, when the Rank lines gave devices, the rank count. Package
+// nccltests reads tables in full for `ncclsim compare`; the doctor keeps to
+// the peak (read row by row in benchLine) because linking that parser
+// into the playground costs about 30 KB of gzipped wasm.
 func (p *parser) finishBench() {
 	r := p.s.NCCLTests
-	if r == nil || r.Rows == 0 {
+	if r == nil {
 		return
 	}
-	f, err := nccltests.Parse(bytes.NewReader(p.bench.text.Bytes()), nccltests.Options{})
-	if err != nil || len(f.Runs) == 0 {
-		return
+	if r.NRanks == 0 {
+		r.NRanks = len(r.Devices)
 	}
-	run := f.Runs[0]
-	r.Collective, r.NRanks = string(run.Collective), run.NRanks
-	for _, row := range run.Rows {
-		for _, h := range []nccltests.Result{row.OutOfPlace, row.InPlace} {
-			if h.Present && h.BusBwGBps > r.PeakBusBwGBps {
-				r.PeakBusBwGBps, r.PeakBytes = h.BusBwGBps, row.Bytes
-			}
-		}
+	if r.Collective == "" && p.bench.prog != "" {
+		r.Collective = benchCollective(p.bench.prog)
 	}
 }

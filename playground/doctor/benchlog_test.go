@@ -9,7 +9,8 @@ import (
 
 // benchHead is the start of an all_reduce_perf run on two PCIe boards, as
 // nccl-tests prints it (the format of its src/common.cu).
-const benchHead = `# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+const benchHead = `./build/all_reduce_perf -b 8 -e 128M -f 2 -g 2
+# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
 #
 # Using devices
 #  Rank  0 Group  0 Pid   9822 on host device  0 [0000:2c:00] NVIDIA GeForce RTX 4090
@@ -34,14 +35,14 @@ func TestNCCLTestsRun(t *testing.T) {
 	if r == nil {
 		t.Fatal("no nccl-tests run")
 	}
-	if len(r.Devices) != 2 || r.Devices[0] != "NVIDIA GeForce RTX 4090" || r.HeaderLine != 8 || r.Rows != 2 || !r.Finished ||
+	if len(r.Devices) != 2 || r.Devices[0] != "NVIDIA GeForce RTX 4090" || r.HeaderLine != 9 || r.Rows != 2 || !r.Finished ||
 		r.MaxBytes != 134217728 || r.LastBytes != 134217728 || r.Collective != "allreduce" || r.NRanks != 2 ||
 		r.PeakBusBwGBps != 21.5 || r.PeakBytes != 134217728 {
 		t.Fatalf("run = %+v", r)
 	}
 	ds := Diagnose(s, ncclenv.Env{})
 	d := find(ds, "nccl-tests-result")
-	for _, want := range []string{"peak bus bandwidth 21.50 GB/s at 128 MiB", "ncclsim compare", "rtx4090-"} {
+	for _, want := range []string{"peak bus bandwidth 21.50 GB/s at 128 MiB", "ncclsim compare", "ncclsim presets"} {
 		if !strings.Contains(d.Explanation, want) {
 			t.Errorf("result lacks %q: %s", want, d.Explanation)
 		}

@@ -33,9 +33,18 @@ var netCues = []netCue{
 
 // netCuesByFormat maps a catalog format to the indexes of the cues that
 // list it.
-var netCuesByFormat = sync.OnceValue(func() map[string][]int {
-	return byFormat(netCues, func(c netCue) []string { return c.formats })
-})
+// (built on first use, like rulesByFormat).
+func netCuesByFormat() map[string][]int {
+	cuesIndex.once.Do(func() {
+		cuesIndex.m = byFormat(netCues, func(c netCue) []string { return c.formats })
+	})
+	return cuesIndex.m
+}
+
+var cuesIndex struct {
+	once sync.Once
+	m    map[string][]int
+}
 
 // addNetCue records line n as evidence of a cue, once per line.
 func (p *parser) addNetCue(i int, n int, raw string) {
