@@ -282,6 +282,9 @@ func ParseXML(r io.Reader) (*System, []Warning, error) {
 	if err := b.connectCPUs(); err != nil {
 		return nil, b.warns.result(), err
 	}
+	if n := len(b.nodes[GPU]); n > MaxLocalRanks {
+		b.warn(sysEl.line, "%d GPUs on one host: NCCL sizes its per-host state for at most %d local ranks (NCCL_MAX_LOCAL_RANKS, https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/include/device.h#L92) without checking, so no communicator can use them all; the model still runs, and its graph search grows with the GPU count", n, MaxLocalRanks)
+	}
 	b.sortSystem()
 	if err := b.freeze(sys); err != nil {
 		return nil, b.warns.result(), err

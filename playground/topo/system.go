@@ -35,6 +35,9 @@ const (
 const (
 	MaxNodesPerType = 640 // NCCL_TOPO_MAX_NODES
 	MaxLinksPerNode = 576 // NCCL_TOPO_MAX_LINKS
+	// MaxLocalRanks is NCCL_MAX_LOCAL_RANKS (device.h:92), the size of
+	// NCCL's per-host rank arrays; a host with more GPUs gets a warning.
+	MaxLocalRanks = 72
 )
 
 // NVLinkBw returns the bandwidth of one NVLink for a GPU of the given compute

@@ -296,6 +296,30 @@ func TestParseXMLBoundedWork(t *testing.T) {
 
 // TestSilentAcceptancesWarn: inputs NCCL takes without complaint although
 // they change its behaviour quietly get a warning saying what NCCL does.
+// gpusXML is one host of n GPUs, each on its own root port of one CPU.
+func gpusXML(n int) string {
+	var b strings.Builder
+	b.WriteString(`<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">`)
+	for g := range n {
+		fmt.Fprintf(&b, `<pci busid="0000:%02x:00.0" class="0x030200" link_speed="16.0 GT/s PCIe" link_width="16"><gpu dev="%d" sm="86" rank="%d" gdr="0"/></pci>`, g+1, g, g)
+	}
+	b.WriteString(`</cpu></system>`)
+	return b.String()
+}
+
+// TestLocalRanksLimit: exactly NCCL_MAX_LOCAL_RANKS GPUs is quiet.
+func TestLocalRanksLimit(t *testing.T) {
+	_, warns, err := topo.ParseXML(strings.NewReader(gpusXML(topo.MaxLocalRanks)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range warns {
+		if strings.Contains(w.Message, "local ranks") {
+			t.Errorf("%d GPUs warned: %s", topo.MaxLocalRanks, w)
+		}
+	}
+}
+
 func TestSilentAcceptancesWarn(t *testing.T) {
 	sw := `<pci busid="0000:10:00.0" class="0x060400" link_speed="16.0 GT/s PCIe" link_width="16"><pcilink target="0000:10:00.0"/></pci>`
 	tests := []struct{ name, xml, want string }{
@@ -304,6 +328,8 @@ func TestSilentAcceptancesWarn(t *testing.T) {
 			"line 3: link_width=-4 is negative; NCCL computes width * speed / 80 as it is, a bandwidth of -6.0 GB/s"},
 		{"switch linked to itself", strings.Replace(minimal, "  </cpu>", sw+"\n  </cpu>", 1),
 			"line 6: pcilink target 0000:10:00.0 is the switch itself"},
+		{"more GPUs than NCCL's local ranks", gpusXML(topo.MaxLocalRanks + 1),
+			fmt.Sprintf("line 1: %d GPUs on one host: NCCL sizes its per-host state for at most %d local ranks", topo.MaxLocalRanks+1, topo.MaxLocalRanks)},
 		{"over-long description", "<!-- description: " + strings.Repeat("é", topo.MaxDescription+5) + " -->\n" + minimal,
 			fmt.Sprintf("line 1: the description comment is %d characters; it is shown cut to %d", topo.MaxDescription+5, topo.MaxDescription)},
 	}
