@@ -45,7 +45,7 @@ type benchState struct {
 // benchLine looks at every line for nccl-tests output. The first marker
 // ("# nThread", "Using devices", a column header) starts the run.
 func (p *parser) benchLine(n int, b []byte) {
-	t := strings.TrimSpace(strings.TrimLeft(string(b), "#> "))
+	t := strings.TrimSpace(strings.TrimLeft(dropLauncherTag(string(b)), "#> "))
 	st := &p.bench
 	if !st.on {
 		for _, w := range strings.Fields(t) {
@@ -90,6 +90,33 @@ func (p *parser) benchLine(n int, b []byte) {
 			benchPeak(r, f)
 		}
 	}
+}
+
+// dropLauncherTag removes the tag a launcher puts before each line it
+// relays: Open MPI's "[1,0]<stdout>:", torchrun's "[rank3]:", or the
+// "[0] " of mpirun --tag-output variants, so that tables printed through
+// them are read like bare ones.
+func dropLauncherTag(s string) string {
+	t := strings.TrimLeft(s, " ")
+	for strings.HasPrefix(t, "[") {
+		end := strings.IndexByte(t, ']')
+		if end < 0 || end > 24 {
+			break
+		}
+		rest := t[end+1:]
+		if strings.HasPrefix(rest, "<stdout>:") || strings.HasPrefix(rest, "<stderr>:") {
+			rest = rest[len("<stdout>:"):]
+		} else if strings.HasPrefix(rest, ":") {
+			rest = rest[1:]
+		} else if !strings.HasPrefix(rest, " ") || !ascii.Digits(t[1:end]) {
+			break
+		}
+		t = strings.TrimLeft(rest, " ")
+	}
+	if t == strings.TrimLeft(s, " ") {
+		return s
+	}
+	return t
 }
 
 // isBenchHeader matches the column header of the results table.

@@ -101,3 +101,29 @@ func TestNetCauses(t *testing.T) {
 		})
 	}
 }
+
+// TestNCCLTestsThroughLaunchers: the same run relayed by Open MPI
+// ("[1,0]<stdout>:") and torchrun ("[rank0]:") reads like the bare one.
+func TestNCCLTestsThroughLaunchers(t *testing.T) {
+	for _, tag := range []string{"[1,0]<stdout>:", "[rank0]:", "[0] "} {
+		var b strings.Builder
+		for _, l := range strings.Split(strings.TrimSuffix(benchHead+benchRows, "\n"), "\n") {
+			b.WriteString(tag + l + "\n")
+		}
+		r := parseString(t, b.String()).NCCLTests
+		if r == nil || r.Rows != 2 || len(r.Devices) != 2 || !r.Finished || r.PeakBusBwGBps != 21.5 {
+			t.Errorf("%q: run = %+v", tag, r)
+		}
+	}
+	for _, tt := range []struct{ in, want string }{
+		{"[1,0]<stdout>:# nThread 1", "# nThread 1"},
+		{"[rank3]:  8 2 float", "8 2 float"},
+		{"[0] 8 2 float", "8 2 float"},
+		{"[E602 11:17] x", "[E602 11:17] x"},
+		{"# Using devices", "# Using devices"},
+	} {
+		if got := dropLauncherTag(tt.in); got != tt.want {
+			t.Errorf("dropLauncherTag(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
