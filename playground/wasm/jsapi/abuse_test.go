@@ -1,0 +1,145 @@
+//go:build js && wasm
+
+package jsapi
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall/js"
+	"testing"
+
+	"github.com/distributed-nav/distributed-nav/playground/figure"
+	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
+	"github.com/distributed-nav/distributed-nav/playground/stepsim"
+	"github.com/distributed-nav/distributed-nav/playground/topo"
+)
+
+// wideXML is one host of n PCIe GPUs, 11 per switch, under one CPU.
+func wideXML(n int) string {
+	var b strings.Builder
+	b.WriteString(`<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">`)
+	for g := 0; g < n; g += 11 {
+		fmt.Fprintf(&b, `<pci busid="0000:%02x:00.0" class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16">`, g/11+1)
+		for k := g; k < min(g+11, n); k++ {
+			fmt.Fprintf(&b, `<pci busid="0000:%02x:%02x.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="%d" sm="89" rank="%d" gdr="0"/></pci>`, g/11+1, k-g+1, k, k)
+		}
+		b.WriteString(`</pci>`)
+	}
+	b.WriteString(`</cpu></system>`)
+	return b.String()
+}
+
+// oneGPU wraps body into a valid one-GPU host.
+func oneGPU(body string) string {
+	return `<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">` +
+		`<pci busid="0000:17:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci>` +
+		body + `</cpu></system>`
+}
+
+// TestAbuse is the worker-API half of issue 18's abuse suite (the CLI half
+// is playground/cmd/ncclsim's TestAbuse): each hostile request must come back
+// as a reply whose size, item counts and figure elements are bounded by the
+// model's caps, with the cap's message where one applies. Bounds, not times:
+// what is asserted cannot pass by luck on a fast machine.
+func TestAbuse(t *testing.T) {
+	o := newAPI(t)
+	step := map[string]any{"preset": "h100-sxm-8x", "forwardMs": "50", "backwardMs": "100"}
+	with := func(base map[string]any, kv ...any) js.Value {
+		m := map[string]any{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return obj(m)
+	}
+	unknown := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "NCCL_NOT_A_KNOB_%d=1\n", i)
+		}
+		return b.String()
+	}
+	tests := []struct {
+		name string
+		fn   string
+		req  js.Value
+		// errField is the field of the expected error reply ("-" when the
+		// reply must not be an error); errText a substring of its message.
+		errField, errText string
+		// maxJSON and maxTags bound the reply: bytes of JSON, and start tags
+		// over all figures (what the page would add to the DOM).
+		maxJSON, maxTags int
+		// count occurs in the JSON between least and most times.
+		count       string
+		least, most int
+	}{
+		{name: "issue 18 example 1: a million DDP buckets", fn: "step",
+			req:      with(step, "mode", "ddp", "layers", "1024", "tensorsPerLayer", "1024", "bucketCapMb", "0.000001", "params", "1e15"),
+			errField: "params", errText: "over the limit of " + strconv.Itoa(stepsim.MaxBuckets), maxJSON: 4 << 10},
+		{name: "DDP at the bucket cap: the timeline summarised", fn: "step",
+			// 4096 tensors of 1,024 bf16 gradients with a 2 KiB cap: one bucket
+			// each; the timeline draws at most 2*MaxSpansPerLane spans a lane, and
+			// the bound allows twelve such lanes (this run has three) with their
+			// labels, far below the 4096 x lanes spans of an unsummarised one.
+			req:      with(step, "mode", "ddp", "layers", "64", "tensorsPerLayer", "64", "bucketCapMb", "0.001953125", "params", "4194304"),
+			errField: "-", maxJSON: 4 << 20, maxTags: 12 * 2 * figure.MaxSpansPerLane},
+		{name: "FSDP beyond the layer cap", fn: "step", req: with(step, "mode", "fsdp", "layers", "65536", "params", "1e12"),
+			errField: "layers", errText: strconv.Itoa(stepsim.MaxLayers), maxJSON: 4 << 10},
+		{name: "issue 18 example 2: a comment flood", fn: "topo",
+			req:      obj(map[string]any{"xml": `<system version="1">` + strings.Repeat("x<!---->", (1<<20)/8) + `</system>`}),
+			errField: "xml", errText: fmt.Sprintf("more than %d XML tokens", topo.MaxTokens), maxJSON: 4 << 10},
+		{name: "5,000 unknown elements: warnings capped per kind", fn: "topo",
+			req:      obj(map[string]any{"xml": oneGPU(strings.Repeat("<fan/>", 5000))}),
+			errField: "-", maxJSON: 64 << 10, maxTags: 2000,
+			count: "unknown element \\u003cfan\\u003e", least: topo.MaxWarningsPerKind, most: topo.MaxWarningsPerKind},
+		{name: "66 GPUs on a host: pairs and matrix summarised", fn: "topo",
+			req:      obj(map[string]any{"xml": wideXML(topo.MaxListedGPUs + 2)}),
+			errField: "-", maxJSON: 256 << 10, maxTags: 3000, count: `"gpu_pairs_omitted":4290`, least: 1, most: 1},
+		{name: "NCCL_MAX_NCHANNELS=0 is not silent", fn: "tune",
+			req:      obj(map[string]any{"preset": "h100-sxm-8x", "env": []any{"NCCL_MAX_NCHANNELS=0"}}),
+			errField: "-", maxJSON: 1 << 20, maxTags: 5000, count: "setting it to 1", least: 1, most: 4},
+		{name: "issue 18 example 3: 5,000 unknown env names", fn: "doctor",
+			req:      obj(map[string]any{"log": "host:1:2 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n", "env": unknown(5000)}),
+			errField: "-", maxJSON: 2 << 20, maxTags: 5000, count: "did you mean", least: 0, most: ncclenv.MaxSuggestedNames},
+		{name: "terminal escapes in a log are not passed on", fn: "doctor",
+			req: obj(map[string]any{"log": "host:1:2 [0] NCCL INFO NCCL version \x1b[31m2.21.5\x1b[0m+cuda12.4\x1b]0;owned\x07\n" +
+				"host:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0\x1b[2J\n"}),
+			errField: "-", maxJSON: 64 << 10, maxTags: 2000, count: `\u001b`, least: 0, most: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := o.Call(tt.fn, tt.req)
+			text := v.Get("json").String()
+			a := call(t, o, tt.fn, tt.req)
+			if tt.errField == "-" {
+				ok(t, a)
+			} else {
+				field, msg := errField(t, a)
+				if field != tt.errField || !strings.Contains(msg, tt.errText) {
+					t.Errorf("error field %q message %q, want field %q containing %q", field, msg, tt.errField, tt.errText)
+				}
+			}
+			if len(text) > tt.maxJSON {
+				t.Errorf("%d bytes of JSON, the bound is %d", len(text), tt.maxJSON)
+			}
+			tags := 0
+			for name, f := range a["figures"].(map[string]any) {
+				n := strings.Count(f.(string), "<") - strings.Count(f.(string), "</")
+				t.Logf("figure %s: %d bytes, %d start tags", name, len(f.(string)), n)
+				tags += n
+			}
+			if tags > tt.maxTags {
+				t.Errorf("%d start tags in the figures, the bound is %d", tags, tt.maxTags)
+			}
+			if tt.count != "" {
+				if n := strings.Count(text, tt.count); n < tt.least || n > tt.most {
+					t.Errorf("%q occurs %d times, want %d..%d", tt.count, n, tt.least, tt.most)
+				}
+			}
+			t.Logf("%d bytes of JSON, %d start tags", len(text), tags)
+		})
+	}
+}
