@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/service"
@@ -76,16 +75,7 @@ func formatCompare(o *service.CompareResult) string {
 	fmt.Fprintf(&b, "%s of %s on %s x %d node(s), %d ranks: run %d of %d (table at line %d; collective from the %s, rank count from the %s)\n",
 		r.Coll, r.Dtype, o.Topology, r.NNodes, r.NRanks, o.Run, o.Runs, r.HeaderLine, r.CollFrom, r.NRanksFrom)
 	if len(r.Env) > 0 {
-		var kv []string
-		keys := make([]string, 0, len(r.Env))
-		for k := range r.Env {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			kv = append(kv, k+"="+r.Env[k])
-		}
-		fmt.Fprintf(&b, "modelled with the run's %s\n", strings.Join(kv, " "))
+		fmt.Fprintf(&b, "modelled with the run's %s\n", strings.Join(envWords(r.Env), " "))
 	}
 	if len(r.Ignored) > 0 {
 		fmt.Fprintf(&b, "in the log but not modelled: %s\n", strings.Join(r.Ignored, " "))
