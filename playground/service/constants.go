@@ -4,8 +4,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/distributed-nav/distributed-nav/playground/gpus"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
+	"github.com/distributed-nav/distributed-nav/playground/workload"
 )
 
 // DefaultPreset is the system the playground pages open on (the estimator
@@ -40,6 +42,12 @@ type PageConstants struct {
 	Fabrics    []Option `json:"fabrics"`
 	Timings    []Option `json:"timings"`
 	Modes      []Option `json:"modes"`
+	// GPUs are the GPUs the step can derive its compute from (value: the
+	// name of data/gpus.csv; label: name, dense BF16 TFLOP/s and memory),
+	// "" first for "give the compute times"; Optimizers the optimizers
+	// whose state the memory estimate counts.
+	GPUs       []Option `json:"gpus"`
+	Optimizers []Option `json:"optimizers"`
 	// DefaultColl is the collective the algorithm page opens on (ncclsim
 	// tune's default).
 	DefaultColl string `json:"defaultColl"`
@@ -81,6 +89,12 @@ type StepDefaults struct {
 	BackwardMs      string `json:"backwardMs"`
 	OptimizerMs     string `json:"optimizerMs"`
 	Timing          string `json:"timing"`
+	// With a GPU: sequences per GPU, tokens per sequence, the fraction of
+	// peak throughput and the optimizer.
+	Batch     string `json:"batch"`
+	SeqLen    string `json:"seqLen"`
+	MFU       string `json:"mfu"`
+	Optimizer string `json:"optimizer"`
 }
 
 // Constants returns the PageConstants of this build.
@@ -88,6 +102,12 @@ func Constants() PageConstants {
 	colls := []Option{}
 	for _, f := range []tune.Func{tune.AllReduce, tune.AllGather, tune.ReduceScatter, tune.Broadcast, tune.Reduce} {
 		colls = append(colls, Option{Value: strings.ToLower(f.String()), Label: f.String()})
+	}
+	gpuOpts := []Option{{"", "none: give the compute times"}}
+	if list, err := gpus.All(); err == nil { // the table is compiled in; TestConstants checks it is read
+		for _, g := range list {
+			gpuOpts = append(gpuOpts, Option{Value: g.Name, Label: g.Name + " (" + strconv.FormatFloat(g.DenseBF16TFLOPS, 'f', -1, 64) + " dense BF16 TFLOP/s, " + strconv.FormatFloat(g.MemoryGB, 'f', -1, 64) + " GB)"})
+		}
 	}
 	return PageConstants{
 		NCCLVersion:     NCCLVersion,
@@ -104,9 +124,14 @@ func Constants() PageConstants {
 		Fabrics:     []Option{{"auto", "auto (from the NIC names)"}, {"rdma", "RDMA (InfiniBand, RoCE)"}, {"tcp", "TCP sockets"}},
 		Timings:     []Option{{"calibrated", "calibrated (what runs measure)"}, {"model", "NCCL’s model"}},
 		Modes:       []Option{{"ddp", "DDP (DistributedDataParallel)"}, {"fsdp", "FSDP2 (fully_shard)"}},
-		Estimate:    EstimateDefaults{Coll: DefaultEstimatorColl, Bytes: DefaultEstimatorBytes, Dtype: "float32", Fabric: "auto"},
+		GPUs:        gpuOpts,
+		Optimizers: []Option{{string(workload.AdamW), "AdamW (two states)"}, {string(workload.Adam), "Adam (two states)"},
+			{string(workload.SGDMomentum), "SGD with momentum (one state)"}, {string(workload.SGD), "SGD (no state)"}},
+		Estimate: EstimateDefaults{Coll: DefaultEstimatorColl, Bytes: DefaultEstimatorBytes, Dtype: "float32", Fabric: "auto"},
 		Step: StepDefaults{Mode: DefaultStep.Mode, Params: DefaultStep.Params, Dtype: "bf16", Layers: strconv.Itoa(DefaultLayers),
 			TensorsPerLayer: strconv.Itoa(DefaultTensorsPerLayer), ForwardMs: DefaultStep.ForwardMs, BackwardMs: DefaultStep.BackwardMs,
-			OptimizerMs: DefaultStep.OptimizerMs, Timing: "calibrated"},
+			OptimizerMs: DefaultStep.OptimizerMs, Timing: "calibrated",
+			Batch: strconv.Itoa(DefaultBatch), SeqLen: strconv.Itoa(DefaultSeqLen),
+			MFU: strconv.FormatFloat(workload.DefaultUtilization, 'f', -1, 64), Optimizer: string(DefaultOptimizer)},
 	}
 }
