@@ -127,7 +127,7 @@ func findings(ctx context.Context, res *Result, build Builder, f tune.Func, dt t
 				return out, nil
 			}
 		}
-	case estimate.ClassNetRDMA, estimate.ClassNetTCP:
+	case estimate.ClassNetRDMA, estimate.ClassNetHost, estimate.ClassNetTCP:
 		if P < farBelowNIC*M {
 			text := fmt.Sprintf("The measured plateau, %s busbw, is far below what NCCL's model derives from the NICs' line rate (%s) and below the calibrated band (%s–%s). Check GDR / the NIC's PCIe placement: whether GPUDirect RDMA is in use (the 'via NET/IB/0/GDRDMA' lines of NCCL_DEBUG=INFO; the nvidia-peermem module), whether each GPU's NIC sits under its own PCIe switch or across the CPU sockets, and that the job uses the InfiniBand/RoCE NICs rather than NET/Socket.", gb(P), gb(M), gb(lo), bandHigh(hi))
 			if G, _, err := altPlateau(ctx, res, build, map[string]string{"NCCL_NET_GDR_LEVEL": "LOC"}, f, dt); err == nil && dist(P, G) < dist(P, C) && math.Abs(G-C) > 0.1*C {

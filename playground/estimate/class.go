@@ -23,6 +23,7 @@ const (
 	ClassNVLink     Class = "nvlink"      // CUDA P2P over NVLink, through NVSwitches or a bridge
 	ClassPCIe       Class = "pcie"        // CUDA P2P over PCIe
 	ClassNetRDMA    Class = "net-rdma"    // the network through RDMA verbs: InfiniBand or RoCE
+	ClassNetHost    Class = "net-host"    // RDMA verbs with the GPU-NIC traffic through a CPU: no GPUDirect RDMA, or GPUDirect RDMA across a host bridge or the sockets
 	ClassNetTCP     Class = "net-tcp"     // the network through sockets (TCP, GPUDirect-TCPX/TCPXO)
 	ClassSHM        Class = "shm"         // staging through host memory within one CPU socket
 	ClassSHMXSocket Class = "shm-xsocket" // staging through host memory across CPU sockets
@@ -30,7 +31,7 @@ const (
 
 // Classes lists every class in the order above.
 func Classes() []Class {
-	return []Class{ClassNVLink, ClassPCIe, ClassNetRDMA, ClassNetTCP, ClassSHM, ClassSHMXSocket}
+	return []Class{ClassNVLink, ClassPCIe, ClassNetRDMA, ClassNetHost, ClassNetTCP, ClassSHM, ClassSHMXSocket}
 }
 
 // slowness orders the classes for picking the bottleneck of a graph whose
@@ -53,6 +54,8 @@ func (c Class) Describe() string {
 		return "PCIe P2P"
 	case ClassNetRDMA:
 		return "network, RDMA (InfiniBand/RoCE)"
+	case ClassNetHost:
+		return "network, RDMA with the GPU-NIC traffic through a CPU (no GPUDirect RDMA, or across the host bridge or sockets)"
 	case ClassNetTCP:
 		return "network, TCP sockets or TCPXO"
 	case ClassSHM:
@@ -206,9 +209,13 @@ func Route(res *model.Result, fabric Fabric) (Routing, error) {
 	if res.System != nil && res.System.NRanks() <= 1 {
 		return rt, nil
 	}
+	netClass := fabric.class()
+	if nodes > 1 && netClass == ClassNetRDMA && netThroughHost(res, lp) {
+		netClass = ClassNetHost
+	}
 	for a := tune.Algorithm(0); a < tune.NumAlgorithms; a++ {
 		if nodes > 1 {
-			rt.Algo[a] = fabric.class()
+			rt.Algo[a] = netClass
 			continue
 		}
 		var c Class
@@ -230,6 +237,42 @@ func Route(res *model.Result, fabric Fabric) (Routing, error) {
 		rt.Algo[a] = c
 	}
 	return rt, nil
+}
+
+// netThroughHost reports whether a ring channel of a multi-node job moves
+// its network traffic through a CPU: a GPU receiving from the network
+// (NetIn) without GPUDirect RDMA, a GPU sending to it (NetOut) without
+// GPUDirect RDMA reads, or a GPU-NIC path that crosses a PCIe host bridge
+// or the inter-socket link (type PHB or SYS). Without GPUDirect RDMA the
+// proxy stages every transfer in host memory (src/transport/net.cc: the
+// buffers are cudaHostAlloc'ed unless GDR is on); with it across a host
+// bridge the NIC's DMA crosses the root complex. Either way the bandwidth
+// is set by the host, not by the NIC's line rate that NCCL's search
+// assumes (ncclTopoCheckGdr,
+// https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/paths.cc#L468-L549).
+func netThroughHost(res *model.Result, lp *topo.Paths) bool {
+	if res.Search == nil || res.Search.Ring == nil || lp == nil {
+		return false
+	}
+	through := func(g, n int, read bool) bool {
+		if g < 0 || n < 0 {
+			return false
+		}
+		if lp.CheckGdr(g, n, read) == topo.GdrDisabled {
+			return true
+		}
+		q := lp.NetPath(g, n)
+		return q != nil && q.Type >= topo.PathPHB
+	}
+	for _, ch := range res.Search.Ring.Channels {
+		if len(ch.GPUs) == 0 {
+			continue
+		}
+		if through(ch.GPUs[0], ch.NetIn, false) || through(ch.GPUs[len(ch.GPUs)-1], ch.NetOut, true) {
+			return true
+		}
+	}
+	return false
 }
 
 // pairClass is the class of the transport NCCL uses between two GPUs of a

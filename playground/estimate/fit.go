@@ -181,6 +181,9 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 	return p, nil
 }
 
+// numClasses is the length of Classes().
+const numClasses = 7
+
 // classIndex numbers the classes for the parameter arrays.
 func classIndex(c Class) int { return c.slowness() }
 
@@ -189,7 +192,7 @@ func classIndex(c Class) int { return c.slowness() }
 // NCCL's inter-socket bandwidth; unused for shm); host is the host-memory
 // staging bandwidth of an SHM hop (GB/s).
 type paramSet struct {
-	eff, lam, rho, gamma [6]float64
+	eff, lam, rho, gamma [numClasses]float64
 	host                 float64
 }
 
