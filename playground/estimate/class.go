@@ -160,6 +160,9 @@ type Hop struct {
 	// (GB/s, generation × width as NCCL's topology reads it), the links
 	// SHM traffic crosses twice (device to host, host to device).
 	PCIeBw float64
+	// CrossSocket is set when the path crosses the inter-socket link
+	// (path type SYS).
+	CrossSocket bool
 }
 
 // Route finds the path class of every algorithm of a built communicator.
@@ -196,7 +199,7 @@ func Route(res *model.Result, fabric Fabric) (Routing, error) {
 	for _, p := range pairs {
 		c := pairClass(p, fabric)
 		pc[p.From*n+p.To] = c
-		hops[p.From*n+p.To] = Hop{Class: c, PathBw: float64(p.Bw), PCIeBw: math.Min(cpuBw(p.From), cpuBw(p.To))}
+		hops[p.From*n+p.To] = Hop{Class: c, PathBw: float64(p.Bw), PCIeBw: math.Min(cpuBw(p.From), cpuBw(p.To)), CrossSocket: p.Type >= topo.PathSYS}
 	}
 	nodes := 1
 	if res.System != nil {

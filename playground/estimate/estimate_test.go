@@ -656,3 +656,36 @@ func TestSupportNamesSources(t *testing.T) {
 		}
 	}
 }
+
+// TestCrossSocketP2PHop: a PCIe P2P hop across the sockets (P2P forced
+// with NCCL_P2P_LEVEL=SYS) is bounded by the GPUs' own PCIe links, not by
+// NCCL's inter-socket constant (16 GB/s for AMD): the ring of eight RTX
+// 5090 on two Turin sockets crosses the sockets, and its calibrated
+// plateau is the pcie efficiency × the Gen5 x16 link NCCL reads (48 GB/s,
+// scaled by the cell's share of the graph bandwidth), far above 16 GB/s.
+func TestCrossSocketP2PHop(t *testing.T) {
+	s := system(t, "rtx5090-8x-2socket-p2p", 1, map[string]string{"NCCL_P2P_LEVEL": "SYS"}, FabricAuto)
+	rt := s.Routing()
+	if rt.Algo[tune.Ring] != ClassPCIe {
+		t.Fatalf("ring class %s, want pcie", rt.Algo[tune.Ring])
+	}
+	cross := false
+	for _, h := range rt.Hops[tune.Ring] {
+		if h.CrossSocket {
+			cross = true
+			if h.PathBw > 16 || h.PCIeBw < 40 {
+				t.Errorf("cross-socket hop %+v: want NCCL's path bandwidth at most 16 GB/s and the GPU links about 48", h)
+			}
+		}
+	}
+	if !cross {
+		t.Fatal("no ring hop crosses the sockets")
+	}
+	e, err := s.Estimate(tune.Request{Func: tune.AllReduce, Datatype: tune.Float32, NBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := e.Calibrated.PlateauBusBwGBps; p < 2*16 {
+		t.Errorf("plateau %.1f GB/s: the inter-socket constant still bounds the P2P hop", p)
+	}
+}

@@ -222,6 +222,12 @@ func (ps *paramSet) plateau(c cell, rt *Routing) float64 {
 // hopBw is the bandwidth one hop sustains:
 //   - NVLink P2P: nvlink efficiency × NVLink links × per-link bandwidth;
 //   - PCIe P2P: pcie efficiency × the narrowest PCIe link of the path;
+//     across the sockets (P2P forced with NCCL_P2P_LEVEL=SYS) the GPUs'
+//     own links, not NCCL's inter-socket constant (16 GB/s for AMD, 10-20
+//     for Intel in src/graph/topo.h), which measured P2P across the
+//     sockets of a dual EPYC 9575F exceeds severalfold
+//     (rtx5090-8gpu-p2p-2socket: 55.6 GB/s P2P writes within and across
+//     the sockets; one source, unproven elsewhere);
 //   - SHM: the sender's GPU writes into host memory and the receiver's GPU
 //     reads it back (src/transport/shm.cc: the buffer sits on the
 //     receiver's side, NCCL_SHM_LOCALITY default 2), two copies over the
@@ -237,6 +243,9 @@ func (ps *paramSet) hopBw(h Hop) float64 {
 	case ClassNVLink:
 		return ps.eff[classIndex(ClassNVLink)] * h.PathBw
 	case ClassPCIe:
+		if h.CrossSocket && h.PCIeBw > 0 {
+			return pcie * h.PCIeBw
+		}
 		return pcie * h.PathBw
 	case ClassSHM, ClassSHMXSocket:
 		link := h.PCIeBw

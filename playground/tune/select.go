@@ -181,10 +181,12 @@ type Choice struct {
 	Costs [NumAlgorithms][NumProtocols]float32
 }
 
-// AlgBwGBps returns the model's algorithm bandwidth, bytes / time, in GB/s.
+// AlgBwGBps returns the model's algorithm bandwidth, bytes / time, in GB/s;
+// 0 when the time is zero (a single rank moves nothing, and NCCL's cost is
+// zero), so that tables and JSON stay finite.
 func (c Choice) AlgBwGBps() float64 {
 	if c.TimeUs <= 0 {
-		return math.Inf(1)
+		return 0
 	}
 	return float64(c.NBytes) / float64(c.TimeUs) / 1000
 }
