@@ -7,7 +7,7 @@ package estimate
 func embeddedCalibration() *Calibration {
 	return &Calibration{
 		Version:   1,
-		Formula:   "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n*k_p))^gamma)), Sbus = size*busfactor; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw; pcie: eta_pcie*narrowest PCIe link; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message",
+		Formula:   "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message",
 		NCCLModel: "v2.30.7-1",
 		Objective: "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s), and its latency factor and ramp (scale and gamma) where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); latency and ramp of classes without such rows take the mean of the classes that have them; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency 0.01-4, host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits",
 		Classes: []ClassParams{
@@ -47,7 +47,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on one dataset only (oci-a100sxm40-8gpu-1node): a single run supports this value; at the lower bound 0.5 of its range",
 				},
-				Band: Band{MedianPct: 2.319, MaxPct: 118.3, OverPct: 98.09, UnderPct: 1.818, Datasets: 3, Sources: 2, Points: 22, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 2.319, MaxPct: 111.5, OverPct: 94.04, UnderPct: 1.818, Datasets: 3, Sources: 2, Points: 22, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "pcie",
@@ -84,12 +84,12 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on one dataset only (rtx5090-8gpu-p2p-2socket): a single run supports this value; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 8.429, MaxPct: 54.87, OverPct: 11.76, UnderPct: 50.74, Datasets: 2, Sources: 2, Points: 11, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 8.332, MaxPct: 56.62, OverPct: 11.48, UnderPct: 52.5, Datasets: 2, Sources: 2, Points: 11, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-rdma",
 				Efficiency: Param{
-					Value:  1.058,
+					Value:  1.068,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
@@ -100,7 +100,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 3 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.042,
+					Value:  1.421,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
@@ -109,7 +109,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  224600.0,
+					Value:  152900.0,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
@@ -118,15 +118,15 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources",
 				},
 				RampGamma: Param{
-					Value:  0.9288,
+					Value:  1.0,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
 						"oke-a100-2node-16gpu-rdma",
 					},
-					Note: "fitted on 2 datasets from 2 sources",
+					Note: "fitted on 2 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 18.54, MaxPct: 493.2, OverPct: 71.58, UnderPct: 14.32, Datasets: 7, Sources: 5, Points: 77, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 15.75, MaxPct: 546.2, OverPct: 67.36, UnderPct: 15.08, Datasets: 8, Sources: 5, Points: 92, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-host",
@@ -166,12 +166,12 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 2 datasets that all come from one published source: a single system supports this value; at the lower bound 0.5 of its range",
 				},
-				Band: Band{MedianPct: 65.95, MaxPct: 2937.0, OverPct: 132.8, UnderPct: 11.5, Datasets: 3, Sources: 2, Points: 36, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 64.84, MaxPct: 2886.0, OverPct: 608.3, UnderPct: 8.707, Datasets: 4, Sources: 3, Points: 49, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-tcp",
 				Efficiency: Param{
-					Value:  0.679,
+					Value:  0.6829,
 					Source: "fitted",
 					Datasets: []string{
 						"aws-g5-a10g-2node-socket",
@@ -180,7 +180,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources",
 				},
 				LatencyFactor: Param{
-					Value:  4.622,
+					Value:  5.127,
 					Source: "fitted",
 					Datasets: []string{
 						"aws-g5-a10g-2node-socket",
@@ -189,7 +189,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  194900.0,
+					Value:  180700.0,
 					Source: "fitted",
 					Datasets: []string{
 						"aws-g5-a10g-2node-socket",
@@ -198,7 +198,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources",
 				},
 				RampGamma: Param{
-					Value:  0.9738,
+					Value:  0.9746,
 					Source: "fitted",
 					Datasets: []string{
 						"aws-g5-a10g-2node-socket",
@@ -206,7 +206,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 2 datasets from 2 sources",
 				},
-				Band: Band{MedianPct: 40.73, MaxPct: 66.97, OverPct: 39.02, UnderPct: 60.3, Datasets: 2, Sources: 2, Points: 22, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 37.41, MaxPct: 68.04, OverPct: 53.02, UnderPct: 54.3, Datasets: 2, Sources: 2, Points: 22, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "shm",
@@ -311,7 +311,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 3 datasets that all come from one published source: a single system supports this value",
 				},
-				Band: Band{MedianPct: 61.51, MaxPct: 120.9, OverPct: 102.9, UnderPct: 40.25, Datasets: 4, Sources: 2, Points: 28, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 61.48, MaxPct: 126.1, OverPct: 104.1, UnderPct: 40.25, Datasets: 4, Sources: 2, Points: 28, MinBytes: 1048576, OutOfSample: true},
 			},
 		},
 		Datasets: []DatasetUse{
@@ -459,6 +459,17 @@ func embeddedCalibration() *Calibration {
 				},
 			},
 			{
+				ID:     "h100-4node-32gpu-ib-vm-xe9680",
+				Source: "author:qoofyk",
+				Class:  "net-rdma",
+				Reason: "The run is in virtual machines with a modified NCCL topology file that is not published, so the topology NCCL used is unknown; it is validated, not fitted.",
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
 				ID:     "h100-8node-64gpu-ib-gjaion",
 				Source: "author:gj-aion",
 				Class:  "net-rdma",
@@ -495,6 +506,17 @@ func embeddedCalibration() *Calibration {
 				Source: "github.com/kalavai-net",
 				Class:  "shm",
 				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "kestrel-h100-16node-64gpu-slingshot",
+				Source: "github.com/oahull0112",
+				Class:  "net-host",
+				Reason: "The PCIe attachment of the NICs and whether GPUDirect RDMA was in use are not published, and Slingshot through a libfabric plugin is not a fabric the model represents directly; the run is validated, not fitted.",
 				Constrains: []string{
 					"efficiency",
 					"latency_factor",

@@ -15,13 +15,16 @@
 // message of S bytes (nccl-tests' size) on n ranks is
 //
 //	Sbus = S × busfactor(collective, n)                  (nccl-tests' bus bytes)
-//	t    = λ·L(a,p) + Sbus / P / (1 − exp(−(Sbus / (ρ·n·k_p))^γ))
+//	t    = λ·L(a,p) + Sbus / P / (1 − exp(−(Sbus / (ρ·n_a·k_p))^γ))
 //
 // where L is the model's latency of the cell, λ scales it (the
-// small-message floor), ρ·n·k_p is the bus size over which the bandwidth
-// ramps up to the plateau P (it grows with the ring length n and with the
-// protocol's buffer, k_p = buffer(p) / buffer(Simple)) and γ sets how
-// gradual the ramp is.
+// small-message floor), ρ·n_a·k_p is the bus size over which the bandwidth
+// ramps up to the plateau P and γ sets how gradual the ramp is. The ramp
+// grows with the protocol's buffer (k_p = buffer(p) / buffer(Simple)) and,
+// for Ring and PAT, with the ring length (n_a = n: the message is cut into
+// n pieces that each cross the pipeline in buffer-sized chunks); Tree,
+// NVLS, NVLSTree and CollNet stream the whole message in buffer-sized
+// chunks, so n_a = 1 (RampRanks).
 //
 // The plateau P is where the hardware enters. NCCL decides the algorithm,
 // the protocol and the channels; its model then gives the cell a bus
@@ -44,11 +47,17 @@
 //     and memory, not the GPUs' links, and not the ring bandwidth NCCL's
 //     search assigned);
 //   - SHM across sockets: also η_xsocket × NCCL's inter-socket bandwidth
-//     (ncclTopoGetInterCpuBw).
+//     (ncclTopoGetInterCpuBw);
+//   - PCIe P2P across sockets (P2P forced with NCCL_P2P_LEVEL=SYS): η_pcie
+//     × the GPUs' own links, not NCCL's inter-socket constant.
 //
 // η_pcie is shared by PCIe P2P and SHM. On several nodes, and for NVLS,
 // P = η × B(a,p): NCCL's network bandwidth is the NIC line rate of the
-// topology. A parameter no dataset constrains falls back to its physical
+// topology. The network has three classes with their own η: RDMA with
+// GPUDirect RDMA on a path below the host bridge (net-rdma), RDMA whose
+// GPU-NIC traffic goes through a CPU (no GPUDirect RDMA, so staged in host
+// memory, or GPUDirect RDMA across a host bridge or the sockets:
+// net-host), and sockets (net-tcp). A parameter no dataset constrains falls back to its physical
 // bound (η = 1, H unbounded). A message is never predicted to be faster
 // than a smaller one: where NCCL's protocol switch would make the
 // calibrated curve drop, the time is held at the largest time of any

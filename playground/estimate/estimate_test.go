@@ -689,3 +689,20 @@ func TestCrossSocketP2PHop(t *testing.T) {
 		t.Errorf("plateau %.1f GB/s: the inter-socket constant still bounds the P2P hop", p)
 	}
 }
+
+// TestRampRanks: the ramp scale grows with the rank count for the
+// algorithms that cut the message into n pieces (Ring, PAT) and not for
+// those that stream it whole (Tree, NVLS, NVLSTree, CollNet).
+func TestRampRanks(t *testing.T) {
+	for _, tc := range []struct {
+		a    tune.Algorithm
+		n    int
+		want float64
+	}{
+		{tune.Ring, 16, 16}, {tune.PAT, 8, 8}, {tune.Tree, 16, 1}, {tune.NVLS, 8, 1}, {tune.NVLSTree, 64, 1}, {tune.CollNetDirect, 32, 1},
+	} {
+		if got := RampRanks(tc.a, tc.n); got != tc.want {
+			t.Errorf("RampRanks(%v, %d) = %v, want %v", tc.a, tc.n, got, tc.want)
+		}
+	}
+}

@@ -39,7 +39,7 @@ type Calibrated struct {
 	LatencyUs float64 `json:"latency_us"`
 	// PlateauBusBwGBps is η·B: the bus bandwidth large messages reach.
 	PlateauBusBwGBps float64 `json:"plateau_busbw_GBps"`
-	// RampBusBytes is ρ·n·k_p: the bus size at which the bandwidth reaches
+	// RampBusBytes is ρ·n_a·k_p (RampRanks): the bus size at which the bandwidth reaches
 	// 1 − 1/e (63 %) of the plateau.
 	RampBusBytes float64 `json:"ramp_bus_bytes"`
 	// Held is set when the time was raised to that of a smaller message

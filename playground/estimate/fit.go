@@ -198,7 +198,7 @@ type paramSet struct {
 
 func (ps *paramSet) terms(c cell, rt *Routing, n int) terms {
 	i := classIndex(rt.Algo[c.a])
-	return terms{lat: ps.lam[i] * c.lat, plateau: ps.plateau(c, rt), ramp: ps.rho[i] * float64(n) * RampScale(c.p), gamma: ps.gamma[i]}
+	return terms{lat: ps.lam[i] * c.lat, plateau: ps.plateau(c, rt), ramp: ps.rho[i] * RampRanks(c.a, n) * RampScale(c.p), gamma: ps.gamma[i]}
 }
 
 // plateau is the calibrated bus bandwidth (GB/s) large messages of cell c
@@ -259,6 +259,20 @@ func (ps *paramSet) hopBw(h Hop) float64 {
 		return b
 	}
 	return ps.eff[classIndex(h.Class)] * h.PathBw
+}
+
+// RampRanks is how the ramp scale grows with the rank count n for
+// algorithm a. Ring and PAT cut the message into n pieces, each moving
+// through the pipeline in chunks of a channel's buffer, so the message
+// that fills the pipeline grows with n; Tree, NVLS, NVLSTree and CollNet
+// stream the whole message down a chain or through the switch in
+// buffer-sized chunks, so it does not.
+func RampRanks(a tune.Algorithm, n int) float64 {
+	switch a {
+	case tune.Ring, tune.PAT:
+		return float64(n)
+	}
+	return 1
 }
 
 // predict fills out with the calibrated time of every row under ps,
@@ -329,7 +343,7 @@ func objective(sets []*prepared, ps *paramSet, buf [][]float64) float64 {
 const FitObjective = "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s), and its latency factor and ramp (scale and gamma) where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); latency and ramp of classes without such rows take the mean of the classes that have them; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency 0.01-4, host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits"
 
 // Formula is the calibrated model in one line.
-const Formula = "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n*k_p))^gamma)), Sbus = size*busfactor; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw; pcie: eta_pcie*narrowest PCIe link; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message"
+const Formula = "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message"
 
 // Fit fits the calibration on the datasets marked fit and measures the
 // error bands on all of them. The result is deterministic.
