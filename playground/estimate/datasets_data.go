@@ -1525,6 +1525,50 @@ func embeddedDatasets() []*Dataset {
 		},
 		{
 			Schema: 1,
+			ID:     "oci-h200-2node-16gpu-roce",
+			Source: Source{
+				URL:         "https://github.com/argonne-lcf/oci-howto/blob/139d647132e5d82b4cd56c83b8501e0fb4bee6e5/4_jobscript.md",
+				Title:       "Jobscript and NCCL Validation (Argonne LCF notes on an OCI H200 cluster deployed with oci-hpc)",
+				Note:        "The job is the oci-hpc sample nccl_run_allreduce.sbatch (2 nodes, 8 GPUs and 8 tasks per node); its NCCL variables are not printed in the notes.",
+				CollectedIn: "found for this project (not in shared/measurements)",
+			},
+			Hardware: Hardware{
+				GPUModel:     "NVIDIA H200",
+				NGPUs:        16,
+				NNodes:       2,
+				Interconnect: "Two OCI bare-metal H200 nodes (8x H200 on NVSwitch each) under the same cluster-network switch ('Node ... from switch number 1'), RDMA over the OCI cluster network (RoCE)",
+			},
+			Run: Run{
+				NCCLVersion: "2.27.5+cuda12.8 (printed)",
+				Env:         map[string]string{},
+				Command:     "sbatch nccl_run_allreduce.sbatch (oci-hpc sample; /opt/oci-hpc/nccl-test/build/all_reduce_perf, 1 GiB to 16 GiB)",
+				Collective:  "allreduce",
+				Dtype:       "float32",
+				AuthorNotes: "486.49 GB/s busbw at 16 GiB.",
+				AvgBusBw:    ref(476.572),
+			},
+			System: SystemRef{
+				Preset: "h100-8x-ib",
+				Nodes:  2,
+				Env:    map[string]string{},
+				Fabric: "roce",
+				Why:    "H200 has the H100's sm 90 and NVLink 4 switch fabric; the preset's eight 400 Gb/s NICs, one per GPU under its PCIe switch, match the 3.2 Tb/s per node of OCI's H200 shape (the shape's exact NIC count and port speed are assumed).",
+			},
+			Fit: true,
+			Caveats: []string{
+				"The sample script's NCCL variables are not shown.",
+				"Only sizes from 1 GiB were run.",
+			},
+			Rows: []Row{
+				{Bytes: 1073741824, Count: 268435456, TimeUs: 4396.8, AlgBwGBps: 244.21, BusBwGBps: 457.9, TimeUsInPlace: 4382.1, AlgBwInPlace: 245.03, BusBwInPlace: 459.43},
+				{Bytes: 2147483648, Count: 536870912, TimeUs: 8538.8, AlgBwGBps: 251.5, BusBwGBps: 471.56, TimeUsInPlace: 8500.0, AlgBwInPlace: 252.64, BusBwInPlace: 473.71},
+				{Bytes: 4294967296, Count: 1073741824, TimeUs: 16756.0, AlgBwGBps: 256.32, BusBwGBps: 480.61, TimeUsInPlace: 16759.0, AlgBwInPlace: 256.28, BusBwInPlace: 480.53},
+				{Bytes: 8589934592, Count: 2147483648, TimeUs: 33250.0, AlgBwGBps: 258.34, BusBwGBps: 484.39, TimeUsInPlace: 33228.0, AlgBwInPlace: 258.51, BusBwInPlace: 484.71},
+				{Bytes: 17179869184, Count: 4294967296, TimeUs: 66214.0, AlgBwGBps: 259.46, BusBwGBps: 486.49, TimeUsInPlace: 66226.0, AlgBwInPlace: 259.41, BusBwInPlace: 486.4},
+			},
+		},
+		{
+			Schema: 1,
 			ID:     "oke-a100-2node-16gpu-rdma",
 			Source: Source{
 				URL:         "https://github.com/oracle-quickstart/oci-hpc-oke/blob/001cbb9b5ee7cdd5aff4b37c6b1448618107e55f/README.md",
