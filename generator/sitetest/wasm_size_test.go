@@ -24,7 +24,7 @@ import (
 const wasmGzipBudget = 1_300_000
 
 var wasmGzipCeiling = map[string]int{
-	"model.wasm":  1_530_000, // 1,512,026 × 1.01
+	"model.wasm":  1_560_000, // 1,537,679 × 1.01 (issue 14: fifteen more published runs, five topologies and the net-host class compiled in; 1,517,630 before)
 	"doctor.wasm": 1_360_000, // 1,342,075 × 1.01
 }
 
