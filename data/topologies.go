@@ -6,8 +6,9 @@ import "embed"
 
 // Topologies holds the preset systems of the NCCL model as NCCL-format
 // topology XML files (topologies/NAME.xml), each starting with a
-// "<!-- description: ... -->" comment. The presets registry
-// (playground/presets) lists and parses them.
+// "<!-- description: ... -->" comment, and topologies/presets.tsv, the group
+// and display name of each. The presets registry (playground/presets) lists
+// and parses them.
 //
-//go:embed topologies/*.xml
+//go:embed topologies/*.xml topologies/presets.tsv
 var Topologies embed.FS

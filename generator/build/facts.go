@@ -73,6 +73,10 @@ func (b *builder) correctionsPage() *sitetree.Page {
 	count := strconv.Itoa(len(b.facts.corrections))
 	txt := b.text.Corrections
 	body.WriteString(txt.Intro.Fill("count", count) + "\n\n")
+	// The wrapper (an HTML block closed by the blank lines around the
+	// Markdown table) lets the stylesheet lay the table out to fit the
+	// column, and stack its cells on phones and in print.
+	body.WriteString("<div class=\"data-table corrections-table\">\n\n")
 	body.WriteString("| Card section | The card says | Verdict | What the source says | Source |\n|---|---|---|---|---|\n")
 	for _, c := range b.facts.corrections {
 		where := c.Section
@@ -81,11 +85,13 @@ func (b *builder) correctionsPage() *sitetree.Page {
 		}
 		var srcs []string
 		for _, s := range c.Sources {
-			srcs = append(srcs, fmt.Sprintf("[%s](%s)", escapeCell(corrections.ShortSource(s)), s))
+			// <wbr> after each "/" lets a long path wrap between directories.
+			srcs = append(srcs, fmt.Sprintf("[%s](%s)", strings.ReplaceAll(escapeCell(corrections.ShortSource(s)), "/", "/<wbr>"), s))
 		}
 		fmt.Fprintf(&body, "| %s | “%s” | %s | %s | %s |\n", where, escapeCell(c.Quote), c.VerdictLabel(),
 			escapeCell(strings.Join(strings.Fields(c.Correction), " ")), strings.Join(srcs, "<br>"))
 	}
+	body.WriteString("\n</div>\n")
 	return &sitetree.Page{URL: "/corrections/", Title: txt.Title.Fill("count", count), Weight: 70,
 		Description: txt.Description.Fill("count", count),
 		Body:        body.String(), File: "data/corrections.yaml", Line: 1, Params: map[string]any{"wide": true}}

@@ -199,10 +199,10 @@ func (b *builder) sourcesPage() *sitetree.Page {
 	sort.Strings(names)
 	var body strings.Builder
 	body.WriteString(string(b.text.Sources.Intro) + "\n\n")
-	body.WriteString(`<table class="sources-table"><thead><tr><th scope="col">Name</th><th scope="col">Where</th><th scope="col">Mentioned on</th></tr></thead><tbody>`)
+	body.WriteString(`<div class="data-table"><table class="sources-table"><thead><tr><th scope="col">Name</th><th scope="col">Where</th><th scope="col">Mentioned on</th></tr></thead><tbody>`)
 	for _, n := range names {
 		t := b.mentioned[n]
-		fmt.Fprintf(&body, `<tr id="%s"><th scope="row"><code>%s</code></th><td><a href="%s">%s</a></td><td>`,
+		fmt.Fprintf(&body, `<tr id="%s"><th scope="row"><code>%s</code></th><td data-label="Where"><a href="%s">%s</a></td><td data-label="Mentioned on">`,
 			html.EscapeString(symbolAnchor(n)), html.EscapeString(n), html.EscapeString(t.URL), html.EscapeString(corrections.ShortSource(t.URL)))
 		urls := make([]string, 0, len(b.mentionedOn[n]))
 		for u := range b.mentionedOn[n] {
@@ -221,7 +221,7 @@ func (b *builder) sourcesPage() *sitetree.Page {
 		}
 		body.WriteString("</td></tr>")
 	}
-	body.WriteString("</tbody></table>\n")
+	body.WriteString("</tbody></table></div>\n")
 	return &sitetree.Page{URL: sourcesURL, Title: string(b.text.Sources.Title), Weight: 80, Body: body.String(),
 		Description: string(b.text.Sources.Description), Params: map[string]any{"wide": true}}
 }

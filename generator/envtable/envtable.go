@@ -268,10 +268,14 @@ func HTML(rows []Row, link Linker) string {
 	}
 	b.WriteString(`</select> <label><input id="env-d" type="checkbox"> debugging-only knobs only</label> <output id="env-n" aria-live="polite"></output></div>`)
 	b.WriteString("\n")
-	b.WriteString(`<div class="table-scroll" role="region" aria-label="Environment variables" tabindex="0"><table class="env-table" id="env-table"><thead><tr><th scope="col">Variable</th><th scope="col">Read by</th><th scope="col">Component</th><th scope="col">Default</th><th scope="col">Type</th><th scope="col">Meaning</th><th scope="col">Source</th></tr></thead><tbody>`)
+	// Four columns, so that the meaning sits beside the name at desktop width:
+	// who reads the variable, its component and its type go under the name.
+	// The data-label of each cell names its column where the table is shown
+	// as a stack of cards (phones, print).
+	b.WriteString(`<div class="table-scroll data-table" role="region" aria-label="Environment variables" tabindex="0"><table class="env-table" id="env-table"><thead><tr><th scope="col">Variable</th><th scope="col">Default</th><th scope="col">Meaning</th><th scope="col">Source</th></tr></thead><tbody>`)
 	for _, r := range rows {
 		fmt.Fprintf(&b, `<tr id="%s" data-component="%s" data-debug="%t"><th scope="row"><code>%s</code>`,
-			html.EscapeString(r.Anchor()), html.EscapeString(r.Component), r.DebugOnly, html.EscapeString(r.Name))
+			html.EscapeString(r.Anchor()), html.EscapeString(r.Component), r.DebugOnly, strings.ReplaceAll(html.EscapeString(r.Name), "_", "_<wbr>"))
 		switch {
 		case r.Status == "deprecated" && r.DeprecatedAliasOf != "":
 			fmt.Fprintf(&b, ` <span class="badge warn">deprecated: use <a href="#%s">%s</a></span>`, html.EscapeString(r.DeprecatedAliasOf), html.EscapeString(r.DeprecatedAliasOf))
@@ -287,20 +291,30 @@ func HTML(rows []Row, link Linker) string {
 		if r.DebugOnly {
 			b.WriteString(` <span class="badge">debugging only</span>`)
 		}
-		fmt.Fprintf(&b, `</th><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>`,
-			r.Reader, html.EscapeString(r.Component), DefaultHTML(r), html.EscapeString(r.Type), html.EscapeString(r.Description))
+		fmt.Fprintf(&b, `<span class="env-meta">read by %s · %s`, html.EscapeString(r.Reader), html.EscapeString(r.Component))
+		if r.Type != "" {
+			fmt.Fprintf(&b, ` · %s`, html.EscapeString(r.Type))
+		}
+		fmt.Fprintf(&b, `</span></th><td data-label="Default">%s</td><td data-label="Meaning">%s</td><td data-label="Source">`,
+			DefaultHTML(r), html.EscapeString(r.Description))
 		if u := link(r); u != "" {
 			label := r.File
 			if r.Line > 0 {
 				label += ":" + strconv.Itoa(r.Line)
 			}
-			fmt.Fprintf(&b, `<a href="%s">%s</a>`, html.EscapeString(u), html.EscapeString(label))
+			fmt.Fprintf(&b, `<a href="%s">%s</a>`, html.EscapeString(u), breakable(label))
 		} else {
-			b.WriteString(html.EscapeString(r.File))
+			b.WriteString(breakable(r.File))
 		}
 		b.WriteString(RawDefaultHTML(r))
 		b.WriteString("</td></tr>")
 	}
 	b.WriteString("</tbody></table></div>\n")
 	return b.String()
+}
+
+// breakable escapes a source path for HTML and lets it wrap after each "/"
+// (a <wbr>), so that a long path breaks between its directories.
+func breakable(path string) string {
+	return strings.ReplaceAll(html.EscapeString(path), "/", "/<wbr>")
 }

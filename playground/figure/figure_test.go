@@ -203,6 +203,16 @@ func TestTimeline(t *testing.T) {
 	if !strings.Contains(svg, "one GPU") || strings.Count(svg, `tabindex="0"`) != 4 {
 		t.Errorf("want the one-GPU bar and 4 focusable bars")
 	}
+	// The legend names each kind drawn and the exposed mark, nothing else.
+	legend := svg[strings.Index(svg, `<g class="pg-chart-legend"`):]
+	for _, want := range []string{">one GPU<", ">backward<", ">optimizer<", ">allreduce<", "exposed: compute waits for it"} {
+		if !strings.Contains(legend, want) {
+			t.Errorf("legend lacks %q", want)
+		}
+	}
+	if strings.Contains(legend, ">forward<") || strings.Contains(legend, ">allgather<") {
+		t.Error("legend lists a kind the timeline does not hold")
+	}
 	// The allreduce runs 4-9 ms, compute covers 4-6 and 8-9: uncovered 6-8.
 	if got := uncovered(tl.Spans[2], tl.Spans[:2]); len(got) != 1 || got[0] != [2]float64{6, 8} {
 		t.Errorf("uncovered = %v", got)
@@ -299,4 +309,103 @@ func BenchmarkBoundedFigures(b *testing.B) {
 			Timeline(tl, TimelineOptions{Label: "x"})
 		}
 	})
+}
+
+// On an NVSwitch system every physical hop runs through the switch box; the
+// circle view beside it must draw one arrow per hop of the ring between
+// GPUs, and number the GPUs in the channel's rank order.
+func TestRingCircleFollowsChannelOrder(t *testing.T) {
+	res := build(t, "h100-sxm-8x", 1, "")
+	ring := res.Search.Ring
+	if ring == nil || len(ring.Channels) == 0 {
+		t.Fatal("no ring searched")
+	}
+	svg := Topology(res, TopologyOptions{Graph: "ring", Channel: 0})
+	wellFormed(t, svg)
+	i := strings.Index(svg, `<g class="pg-ring"`)
+	if i < 0 {
+		t.Fatal("no circle view")
+	}
+	view := svg[i:]
+	ch := ring.Channels[0]
+	// A closed ring of n GPUs has n hops, each drawn with an arrow.
+	if got, want := strings.Count(view, `marker-end=`), len(ch.GPUs); got != want {
+		t.Errorf("%d arrows in the circle view, want %d (one per hop of the ring)", got, want)
+	}
+	if got := strings.Count(view, `class="pg-rnode pg-n-gpu"`); got != res.System.Count(topo.GPU) {
+		t.Errorf("%d GPUs on the circle, want %d", got, res.System.Count(topo.GPU))
+	}
+	// The badge of the k-th GPU of the ring says k: the first GPU of the
+	// channel carries 1, the last carries n.
+	for _, k := range []int{1, len(ch.GPUs)} {
+		if !strings.Contains(view, `<g class="pg-ring-step">`) || !strings.Contains(view, `>`+Itoa(k)+`</text></g>`) {
+			t.Errorf("no order badge %d", k)
+		}
+	}
+	// Every channel drawn at once: no badges (the orders differ), one group
+	// per channel.
+	all := Topology(res, TopologyOptions{Graph: "ring", Channel: -1})
+	if got, want := strings.Count(all, `data-ring-channel=`), len(ring.Channels); got != want {
+		t.Errorf("%d channels on the circle, want %d", got, want)
+	}
+	if strings.Contains(all, "pg-ring-step") {
+		t.Error("order badges drawn for several channels at once")
+	}
+	// Channels run under the boxes: the physical view's channel group comes
+	// before its nodes.
+	if strings.Index(svg, `<g class="pg-channels">`) > strings.Index(svg, `<g class="pg-nodes">`) {
+		t.Error("channels drawn over the device boxes")
+	}
+	if strings.Contains(Topology(res, TopologyOptions{}), "pg-ring") {
+		t.Error("circle view drawn without a graph")
+	}
+}
+
+// CPUList reads the masks of the presets' <cpu affinity=...> the way
+// nvidia-smi topo -m prints CPU affinity: words are 32 bits, the last word
+// holds CPUs 0-31.
+func TestCPUList(t *testing.T) {
+	tests := []struct{ mask, want string }{
+		{"ffffffff,ffffffff,00000000,00000000,ffffffff,ffffffff", "0-63,128-191"},
+		{"00000000,ffffffff", "0-31"},
+		{"0000000f", "0-3"},
+		{"00000005", "0,2"},
+		{"80000000,00000001", "0,63"},
+		{"", "–"},
+		{"00000000", "–"},
+		{"zz", "zz"},
+	}
+	for _, tt := range tests {
+		if got := CPUList(tt.mask); got != tt.want {
+			t.Errorf("CPUList(%q) = %q, want %q", tt.mask, got, tt.want)
+		}
+	}
+}
+
+// The matrix reads like nvidia-smi topo -m: one path label per cell, the
+// details in the cell's tooltip, and the CPU and NUMA affinity of each GPU.
+// a100-sxm-8x: GPUs 0-3 on NUMA 0, 4-7 on NUMA 1 (data/topologies).
+func TestPathMatrixAffinity(t *testing.T) {
+	res := build(t, "a100-sxm-8x", 1, "")
+	m, err := PathMatrix(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wellFormed(t, m)
+	for _, want := range []string{"CPU affinity", "NUMA affinity", `<td class="pg-aff">0-63,128-191</td><td class="pg-aff">0</td>`} {
+		if !strings.Contains(m, want) {
+			t.Errorf("matrix lacks %q", want)
+		}
+	}
+	rows := strings.Split(m, "<tr>")
+	last := rows[len(rows)-1]
+	if !strings.Contains(last, `<td class="pg-aff">1</td>`) {
+		t.Errorf("GPU7's NUMA affinity is not 1: %.200s", last)
+	}
+	if !strings.Contains(m, `data-transport="P2P" data-bw="240">NVL</td>`) {
+		t.Errorf("GPU pair cells should carry the short label only")
+	}
+	if strings.Contains(m, "<small>P2P") {
+		t.Error("the transport is printed in the cell; it belongs to the tooltip")
+	}
 }

@@ -112,8 +112,10 @@ func PathMatrix(res *model.Result) (string, error) {
 		}
 	}
 
+	cpus := sys.Nodes[topo.CPU]
+	focus := n <= maxFocusCells
 	var b builder
-	b.s(`<table class="pg-matrix"><caption>Path type, transport and bandwidth (GB/s) from each GPU (row) to each GPU and NIC port (column)</caption><thead><tr><th scope="col"><span class="visually-hidden">from</span></th>`)
+	b.s(`<table class="pg-matrix"><caption>Path from each GPU (row) to each GPU and NIC port (column), as <code>nvidia-smi topo -m</code> lays it out; hover or focus a cell for the transport and bandwidth</caption><thead><tr><th scope="col"><span class="visually-hidden">from</span></th>`)
 	for j := 0; j < n; j++ {
 		b.s(`<th scope="col">GPU`, strconv.Itoa(j), `</th>`)
 	}
@@ -124,7 +126,14 @@ func PathMatrix(res *model.Result) (string, error) {
 		}
 		b.s(`</th>`)
 	}
-	b.s(`</tr></thead><tbody>`)
+	b.s(`<th scope="col">CPU affinity</th><th scope="col">NUMA affinity</th></tr></thead><tbody>`)
+	cellOpen := func(class, detail string) {
+		b.s(`<td class="pg-p `, class, `"`)
+		b.attr("title", detail)
+		if focus {
+			b.s(` tabindex="0"`)
+		}
+	}
 	for i := 0; i < n; i++ {
 		b.s(`<tr><th scope="row">GPU`, strconv.Itoa(i), `</th>`)
 		for j := 0; j < n; j++ {
@@ -148,14 +157,13 @@ func PathMatrix(res *model.Result) (string, error) {
 				detail += " (direct path " + p.DirectType.String() + ", rerouted through the CPU)"
 			}
 			title := "GPU" + strconv.Itoa(i) + " to GPU" + strconv.Itoa(j) + ": " + p.Type.String() + " (the worst hop of the path), " + gbps(p.Bw) + " (its slowest link), " + detail
-			b.s(`<td class="pg-p `, PathClass(p.Type), `"`)
-			b.attr("title", title)
+			cellOpen(PathClass(p.Type), title)
 			b.attr("data-from", strconv.Itoa(i))
 			b.attr("data-to", strconv.Itoa(j))
 			b.attr("data-path", p.Type.String())
 			b.attr("data-transport", p.Transport.String())
 			b.attr("data-bw", strconv.FormatFloat(float64(p.Bw), 'g', -1, 32))
-			b.s(`>`, p.Type.String(), `<small>`, p.Transport.String(), ` `, Short(float64(p.Bw), 1), `</small></td>`)
+			b.s(`>`, p.Type.String(), `</td>`)
 		}
 		for j := range nets {
 			p := netCell[i][j]
@@ -163,24 +171,89 @@ func PathMatrix(res *model.Result) (string, error) {
 				b.s(`<td class="pg-p pg-p-dis">–</td>`)
 				continue
 			}
-			gdr := "GDR " + p.GDR.String()
-			if p.GDR == topo.GdrDisabled {
-				gdr = "no GDR"
-			}
 			title := "GPU" + strconv.Itoa(i) + " to NIC" + strconv.Itoa(j) + ": " + p.Type.String() + ", " + gbps(p.Bw) + ", GPUDirect RDMA receive " + p.GDR.String() + ", send " + p.GDRRead.String()
 			if p.PXNPeer >= 0 {
 				title += ", PXN through GPU" + strconv.Itoa(p.PXNPeer)
 			}
-			b.s(`<td class="pg-p `, PathClass(p.Type), `"`)
-			b.attr("title", title)
+			cellOpen(PathClass(p.Type), title)
 			b.attr("data-from", strconv.Itoa(i))
 			b.attr("data-nic", strconv.Itoa(j))
 			b.attr("data-path", p.Type.String())
 			b.attr("data-bw", strconv.FormatFloat(float64(p.Bw), 'g', -1, 32))
-			b.s(`>`, p.Type.String(), `<small>`, gdr, ` `, Short(float64(p.Bw), 1), `</small></td>`)
+			b.s(`>`, p.Type.String(), `</td>`)
+		}
+		if c := nearestCPU(a, i); c >= 0 {
+			cpu := cpus[c].CPU
+			b.s(`<td class="pg-aff">`, Escape(CPUList(cpu.Affinity)), `</td><td class="pg-aff">`, strconv.Itoa(cpu.NumaID), `</td>`)
+		} else {
+			b.s(`<td class="pg-aff">–</td><td class="pg-aff">–</td>`)
 		}
 		b.s(`</tr>`)
 	}
 	b.s(`</tbody></table>`)
 	return b.String(), nil
+}
+
+// maxFocusCells bounds the GPUs whose matrix cells take a keyboard stop each
+// (16 GPUs: about 300 stops); larger matrices keep their tooltips.
+const maxFocusCells = 16
+
+// nearestCPU returns the index of the CPU (NUMA domain) closest to GPU g:
+// the best path type, then the fewest links; -1 when no path is known.
+func nearestCPU(a *topo.Analysis, g int) int {
+	best, bestType, bestLen := -1, topo.PathType(0), 0
+	for c := range a.System.Nodes[topo.CPU] {
+		p := a.Paths.Get(topo.NodeRef{Type: topo.GPU, Index: g}, topo.CPU, c)
+		if p == nil || (len(p.Links) == 0 && p.Type == 0) {
+			continue
+		}
+		if best < 0 || p.Type < bestType || (p.Type == bestType && len(p.Links) < bestLen) {
+			best, bestType, bestLen = c, p.Type, len(p.Links)
+		}
+	}
+	return best
+}
+
+// CPUList turns a Linux CPU mask as NCCL's topology XML writes it (hex
+// words of 32 bits, most significant first, separated by commas:
+// "ffffffff,00000000,ffffffff") into the list nvidia-smi prints ("0-31,64-95").
+// A mask that is not hexadecimal is returned unchanged; an empty one gives "–".
+func CPUList(mask string) string {
+	mask = strings.TrimSpace(mask)
+	if mask == "" {
+		return "–"
+	}
+	words := strings.Split(mask, ",")
+	var bits []bool
+	for i := len(words) - 1; i >= 0; i-- {
+		w := strings.TrimPrefix(strings.TrimSpace(words[i]), "0x")
+		v, err := strconv.ParseUint(w, 16, 32)
+		if err != nil || len(w) > 8 {
+			return mask
+		}
+		for k := 0; k < 32; k++ {
+			bits = append(bits, v&(1<<k) != 0)
+		}
+	}
+	var parts []string
+	for i := 0; i < len(bits); {
+		if !bits[i] {
+			i++
+			continue
+		}
+		j := i
+		for j+1 < len(bits) && bits[j+1] {
+			j++
+		}
+		if j == i {
+			parts = append(parts, strconv.Itoa(i))
+		} else {
+			parts = append(parts, strconv.Itoa(i)+"-"+strconv.Itoa(j))
+		}
+		i = j + 1
+	}
+	if len(parts) == 0 {
+		return "–"
+	}
+	return strings.Join(parts, ",")
 }

@@ -2,6 +2,7 @@ package figure
 
 import (
 	"math"
+	"sort"
 	"strconv"
 
 	"github.com/distributed-nav/distributed-nav/playground/stepsim"
@@ -75,7 +76,8 @@ func Timeline(tl stepsim.Timeline, opts TimelineOptions) string {
 	if single {
 		nl++
 	}
-	h := top + float64(nl)*(laneH+gap) + 40
+	legendY := top + float64(nl)*(laneH+gap) + 40
+	h := legendY + 22
 	end := math.Max(tl.StepMs, opts.SingleGPUMs)
 	for _, s := range tl.Spans {
 		end = math.Max(end, s.EndMs)
@@ -180,8 +182,60 @@ func Timeline(tl stepsim.Timeline, opts TimelineOptions) string {
 		}
 		b.s(`</g>`)
 	}
+	timelineLegend(&b, tl, single, x0, legendY)
 	b.s(`</svg>`)
 	return b.String()
+}
+
+// kindOrder lists span kinds in the order the legend shows them.
+var kindOrder = []string{stepsim.KindForward, stepsim.KindBackward, stepsim.KindOptimizer,
+	stepsim.KindAllReduce, stepsim.KindAllGather, stepsim.KindReduceScatter}
+
+// timelineLegend writes one swatch per span kind the timeline holds, the
+// exposed-communication mark when a span has some, and the one-GPU bar.
+func timelineLegend(b *builder, tl stepsim.Timeline, single bool, x, y float64) {
+	present := map[string]bool{}
+	exposed := false
+	for _, s := range tl.Spans {
+		present[s.Kind] = true
+		exposed = exposed || s.ExposedMs > 0
+	}
+	type entry struct{ class, text string }
+	var es []entry
+	if single {
+		es = append(es, entry{"pg-s3", "one GPU"})
+	}
+	for _, k := range kindOrder {
+		if present[k] {
+			es = append(es, entry{kindClass(k), k})
+			delete(present, k)
+		}
+	}
+	var other []string
+	for k := range present {
+		other = append(other, k)
+	}
+	sort.Strings(other)
+	for _, k := range other {
+		es = append(es, entry{kindClass(k), k})
+	}
+	b.s(`<g class="pg-chart-legend" aria-hidden="true">`)
+	for _, e := range es {
+		b.s(`<g class="pg-bar `, e.class, `"><rect`)
+		b.fattr("x", x)
+		b.fattr("y", y-10)
+		b.s(` width="14" height="12"/></g>`)
+		b.text(x+18, y, "pg-legend-text", "", e.text)
+		x += 18 + 7*float64(len(e.text)) + 18
+	}
+	if exposed {
+		b.s(`<rect class="pg-exposed pg-key"`)
+		b.fattr("x", x)
+		b.fattr("y", y-6)
+		b.s(` width="14" height="8"/>`)
+		b.text(x+18, y, "pg-legend-text", "", "exposed: compute waits for it")
+	}
+	b.s(`</g>`)
 }
 
 // uncovered returns the parts of span s during which no compute span runs

@@ -309,7 +309,19 @@ func Topology(res *model.Result, opts TopologyOptions) string {
 	if sys.Count(topo.NVS) > 0 {
 		label += ", NVSwitch"
 	}
-	b.openSVG("pg-topo", label, l.w, l.h)
+	// Beside (or below) the physical view, the channels as a circle of GPUs in which
+	// the order can be followed (on an NVSwitch every hop of the physical
+	// view runs through the one switch box).
+	var ring *ringView
+	if res.Search != nil && opts.Graph != "" {
+		ring = newRingView(a, graphByName(res.Search, opts.Graph), l.w, l.h)
+	}
+	w, h := l.w, l.h
+	if ring != nil {
+		w, h = ring.W, ring.H
+		label += "; beside it, the channels drawn as a circle of GPUs"
+	}
+	b.openSVG("pg-topo", label, w, h)
 	b.s("<defs>")
 	for k := 0; k < numChCls; k++ {
 		b.s(`<marker id="`, Escape(id), "-arrow-", strconv.Itoa(k), `" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse"><path class="pg-arrow pg-ch-`, strconv.Itoa(k), `" d="M0,0L10,5L0,10z"/></marker>`)
@@ -348,6 +360,13 @@ func Topology(res *model.Result, opts TopologyOptions) string {
 	}
 	b.s("</g>")
 
+	// Channels under the boxes, so that no arrow crosses a label.
+	var g *graph.Graph
+	if res.Search != nil && opts.Graph != "" {
+		g = graphByName(res.Search, opts.Graph)
+		l.drawChannels(&b, a, g, opts, id)
+	}
+
 	b.s(`<g class="pg-nodes">`)
 	for i := range l.boxes {
 		bx := &l.boxes[i]
@@ -373,8 +392,8 @@ func Topology(res *model.Result, opts TopologyOptions) string {
 	}
 	b.s("</g>")
 
-	if res.Search != nil && opts.Graph != "" {
-		l.drawChannels(&b, a, res.Search, opts, id)
+	if ring != nil {
+		ring.draw(&b, a, g, opts, id)
 	}
 	b.s("</svg>")
 	return b.String()
@@ -524,8 +543,7 @@ func (l *tlayout) route(a *topo.Analysis, from, to topo.NodeRef) []int {
 }
 
 // drawChannels draws the channels of the chosen graph.
-func (l *tlayout) drawChannels(b *builder, a *topo.Analysis, sr *graph.Result, opts TopologyOptions, id string) {
-	g := graphByName(sr, opts.Graph)
+func (l *tlayout) drawChannels(b *builder, a *topo.Analysis, g *graph.Graph, opts TopologyOptions, id string) {
 	if g == nil || len(g.Channels) == 0 {
 		return
 	}
@@ -676,18 +694,4 @@ func (l *tlayout) drawHop(b *builder, pts []int, off float64, id string, k int) 
 
 // border moves (x, y), the centre of a box, towards (tx, ty) until it
 // reaches the box's border.
-func border(x, y, tx, ty float64) (float64, float64) {
-	dx, dy := tx-x, ty-y
-	if dx == 0 && dy == 0 {
-		return x, y
-	}
-	t := math.Inf(1)
-	if dx != 0 {
-		t = min(t, (boxW/2+2)/math.Abs(dx))
-	}
-	if dy != 0 {
-		t = min(t, (boxH/2+2)/math.Abs(dy))
-	}
-	t = min(t, 1)
-	return x + dx*t, y + dy*t
-}
+func border(x, y, tx, ty float64) (float64, float64) { return borderOf(x, y, tx, ty, boxW, boxH) }

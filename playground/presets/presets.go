@@ -1,6 +1,7 @@
 // Package presets is the registry of built-in systems: NCCL-format topology
 // XML files embedded from data/topologies, each named after its file and
-// described by a leading "<!-- description: ... -->" comment.
+// described by a leading "<!-- description: ... -->" comment, with the group
+// and display name the pickers show from data/topologies/presets.tsv.
 package presets
 
 import (
@@ -22,7 +23,52 @@ const dir = "topologies"
 type Preset struct {
 	Name        string // file name without ".xml", e.g. "h100-sxm-8x"
 	Description string // one line: hardware, and what the preset models
-	xml         []byte
+	// Group is the kind of system the pickers file the preset under ("NVSwitch",
+	// "Multi-node", ...), Title its short display name ("8× H100 SXM5 on
+	// NVSwitch (HGX H100)"); both from presets.tsv.
+	Group, Title string
+	// GroupOrder ranks Group as the table first lists it.
+	GroupOrder int
+	xml        []byte
+}
+
+// tableFile lists the group and title of every preset.
+const tableFile = "presets.tsv"
+
+// entry is one line of the presets table.
+type entry struct {
+	group, title string
+	order, line  int
+}
+
+// readTable parses the presets table: comment lines start with "#", every
+// other line is name, group and title separated by tabs.
+func readTable(fsys fs.FS, dir string) (map[string]entry, error) {
+	name := path.Join(dir, tableFile)
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, printf.Errorf("presets table: %w", err)
+	}
+	out := map[string]entry{}
+	groups := map[string]int{}
+	for i, ln := range strings.Split(string(b), "\n") {
+		ln = strings.TrimRight(ln, "\r")
+		if strings.TrimSpace(ln) == "" || strings.HasPrefix(ln, "#") {
+			continue
+		}
+		f := strings.Split(ln, "\t")
+		if len(f) != 3 || f[0] == "" || strings.TrimSpace(f[1]) == "" || strings.TrimSpace(f[2]) == "" {
+			return nil, printf.Errorf("%s:%d: want name, group and title separated by tabs", name, i+1)
+		}
+		if prev, dup := out[f[0]]; dup {
+			return nil, printf.Errorf("%s:%d: %s is already listed at line %d", name, i+1, f[0], prev.line)
+		}
+		if _, ok := groups[f[1]]; !ok {
+			groups[f[1]] = len(groups)
+		}
+		out[f[0]] = entry{group: f[1], title: f[2], order: groups[f[1]], line: i + 1}
+	}
+	return out, nil
 }
 
 // XML returns the preset's topology file.
@@ -62,6 +108,10 @@ func listFS(fsys fs.FS, dir string) ([]Preset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list presets: %w", err)
 	}
+	table, err := readTable(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
 	var out []Preset
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), ".xml")
@@ -76,7 +126,22 @@ func listFS(fsys fs.FS, dir string) ([]Preset, error) {
 		if err != nil {
 			return nil, fmt.Errorf("preset %s: %w", name, err)
 		}
-		out = append(out, Preset{Name: name, Description: desc, xml: b})
+		e, ok := table[name]
+		if !ok {
+			return nil, printf.Errorf("preset %s: no line in %s (name, group, title)", name, path.Join(dir, tableFile))
+		}
+		delete(table, name)
+		out = append(out, Preset{Name: name, Description: desc, Group: e.group, Title: e.title, GroupOrder: e.order, xml: b})
+	}
+	// A line left over names no file; report the first.
+	extra, at := "", 0
+	for n, e := range table {
+		if extra == "" || e.line < at {
+			extra, at = n, e.line
+		}
+	}
+	if extra != "" {
+		return nil, printf.Errorf("%s:%d: %s names no topology file", path.Join(dir, tableFile), at, extra)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil

@@ -126,17 +126,58 @@ func TestDescriptionSyntaxError(t *testing.T) {
 
 func TestListFSRejectsUndescribed(t *testing.T) {
 	fsys := fstest.MapFS{
-		"t/good.xml":  {Data: []byte("<!-- description: ok -->\n<system version=\"1\"/>")},
-		"t/bad.xml":   {Data: []byte("<system version=\"1\"/>")},
-		"t/notes.txt": {Data: []byte("ignored")},
-		"t/sub/x.xml": {Data: []byte("ignored: in a subdirectory")},
-		"u/alone.xml": {Data: []byte("<!-- description: only -->\n<system version=\"1\"/>")},
+		"t/good.xml":    {Data: []byte("<!-- description: ok -->\n<system version=\"1\"/>")},
+		"t/presets.tsv": {Data: []byte("good\tG\tGood\nbad\tG\tBad\n")},
+		"u/presets.tsv": {Data: []byte("# comment\nalone\tSolo\tAlone, described\n")},
+		"t/bad.xml":     {Data: []byte("<system version=\"1\"/>")},
+		"t/notes.txt":   {Data: []byte("ignored")},
+		"t/sub/x.xml":   {Data: []byte("ignored: in a subdirectory")},
+		"u/alone.xml":   {Data: []byte("<!-- description: only -->\n<system version=\"1\"/>")},
 	}
 	if _, err := listFS(fsys, "t"); err == nil || !strings.Contains(err.Error(), "bad") {
 		t.Fatalf("want error naming bad.xml, got %v", err)
 	}
 	list, err := listFS(fsys, "u")
-	if err != nil || len(list) != 1 || list[0].Name != "alone" || list[0].Description != "only" || string(list[0].XML()) == "" {
+	if err != nil || len(list) != 1 || list[0].Name != "alone" || list[0].Description != "only" || string(list[0].XML()) == "" ||
+		list[0].Group != "Solo" || list[0].Title != "Alone, described" {
 		t.Fatalf("list %+v err %v", list, err)
+	}
+}
+
+// The presets table must name every topology file once, and nothing else.
+func TestPresetsTable(t *testing.T) {
+	xml := []byte("<!-- description: ok -->\n<system version=\"1\"/>")
+	tests := []struct{ name, table, want string }{
+		{"missing line", "a\tG\tA\n", "preset b: no line in t/presets.tsv"},
+		{"extra line", "a\tG\tA\nb\tG\tB\nc\tG\tC\n", "t/presets.tsv:3: c names no topology file"},
+		{"duplicate", "a\tG\tA\na\tG\tA2\nb\tG\tB\n", "t/presets.tsv:2: a is already listed at line 1"},
+		{"two fields", "a\tG\nb\tG\tB\n", "t/presets.tsv:1: want name, group and title"},
+		{"empty title", "a\tG\t \nb\tG\tB\n", "t/presets.tsv:1: want name, group and title"},
+	}
+	for _, tt := range tests {
+		fsys := fstest.MapFS{"t/a.xml": {Data: xml}, "t/b.xml": {Data: xml}, "t/presets.tsv": {Data: []byte(tt.table)}}
+		if _, err := listFS(fsys, "t"); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
+		}
+	}
+	if _, err := listFS(fstest.MapFS{"t/a.xml": {Data: xml}}, "t"); err == nil || !strings.Contains(err.Error(), "presets table") {
+		t.Errorf("no table: %v", err)
+	}
+	// The real table: groups in the order the pickers show them.
+	list, err := List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := map[string]int{}
+	for _, p := range list {
+		if p.Title == "" || p.Group == "" {
+			t.Errorf("%s: no title or group", p.Name)
+		}
+		order[p.Group] = p.GroupOrder
+	}
+	for g, want := range map[string]int{"PCIe, consumer GPUs": 0, "NVLink bridge": 1, "NVSwitch": 2, "Multi-node": 3} {
+		if got, ok := order[g]; !ok || got != want {
+			t.Errorf("group %q: order %d (present %v), want %d", g, got, ok, want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
-// Progressive enhancements shared by every page: the theme toggle and the
-// env-table filter (the search box is js/search/ui.js). Pages work without
-// them.
+// Progressive enhancements shared by every page: the theme toggle, the
+// env-table filter, the contents list that follows the reader and the copy
+// buttons on code blocks (the search box is js/search/ui.js). Pages work
+// without them.
 const root = document.documentElement;
 
 function currentTheme() {
@@ -30,7 +31,10 @@ function setupThemeToggle() {
 setupThemeToggle();
 
 // The environment-variable table: the full table is in the HTML; this adds
-// filtering by text, component and debugging-only flag.
+// filtering by text, component and debugging-only flag. The filter lives in
+// the query (?q=&c=&d=1), so a reload or a shared link keeps it; a row a link
+// targets (#NCCL_IB_HCA) is always shown, highlighted (CSS :target) and
+// scrolled to the middle of the window with its meaning beside it.
 function setupEnvFilter() {
   const table = document.getElementById("env-table");
   const box = document.querySelector(".env-filter");
@@ -41,21 +45,51 @@ function setupEnvFilter() {
   const count = document.getElementById("env-n");
   const rows = Array.from(table.tBodies[0].rows);
   const text = rows.map((r) => r.textContent.toLowerCase());
-  const apply = () => {
+  const params = new URLSearchParams(window.location.search);
+  q.value = params.get("q") || "";
+  if (params.get("c") && Array.from(comp.options).some((o) => o.value === params.get("c"))) comp.value = params.get("c");
+  dbg.checked = params.get("d") === "1";
+  const apply = (save) => {
     const words = q.value.toLowerCase().split(/\s+/).filter(Boolean);
     const c = comp.value;
+    const target = targetRow();
     let shown = 0;
     rows.forEach((r, i) => {
-      const ok = (!c || r.dataset.component === c) && (!dbg.checked || r.dataset.debug === "true") &&
-        words.every((w) => text[i].includes(w));
+      const ok = r === target || ((!c || r.dataset.component === c) && (!dbg.checked || r.dataset.debug === "true") &&
+        words.every((w) => text[i].includes(w)));
       r.hidden = !ok;
       if (ok) shown++;
     });
     count.textContent = `${shown} of ${rows.length} variables`;
+    if (save) {
+      const p = new URLSearchParams(window.location.search);
+      const set = (k, v) => (v ? p.set(k, v) : p.delete(k));
+      set("q", q.value.trim());
+      set("c", c);
+      set("d", dbg.checked ? "1" : "");
+      const qs = p.toString();
+      history.replaceState(history.state, "", `${window.location.pathname}${qs ? `?${qs}` : ""}${window.location.hash}`);
+    }
+  };
+  const targetRow = () => {
+    const id = decodeURIComponent(window.location.hash.slice(1));
+    const el = id && document.getElementById(id);
+    return el && el.parentElement === table.tBodies[0] ? el : null;
+  };
+  const reveal = () => {
+    const r = targetRow();
+    if (!r) return;
+    apply(false);
+    r.scrollIntoView({ block: "center" });
   };
   box.hidden = false;
-  [q, comp, dbg].forEach((el) => el.addEventListener("input", apply));
-  apply();
+  [q, comp, dbg].forEach((el) => el.addEventListener("input", () => apply(true)));
+  apply(false);
+  // Showing the filter moved the rows: bring the targeted one back, after
+  // the browser's own jump to the fragment (at load).
+  if (document.readyState === "complete") reveal();
+  else window.addEventListener("load", () => requestAnimationFrame(reveal), { once: true });
+  window.addEventListener("hashchange", reveal);
 }
 
 setupEnvFilter();
@@ -65,3 +99,85 @@ setupEnvFilter();
 if ("serviceWorker" in navigator && root.dataset.sw) {
   navigator.serviceWorker.register(root.dataset.sw, { scope: root.dataset.base || "/" }).catch(() => {});
 }
+
+// The on-page contents list follows the reader: the entry of the section in
+// view is marked (aria-current), and only that section's sub-headings are
+// listed, so a long note's list stays short.
+function setupTocFollow() {
+  const toc = document.querySelector(".toc nav");
+  if (!toc) return;
+  const links = Array.from(toc.querySelectorAll('a[href^="#"]'));
+  const targets = links.map((a) => document.getElementById(decodeURIComponent(a.getAttribute("href").slice(1))));
+  if (targets.some((t) => !t)) return;
+  toc.parentElement.classList.add("follow");
+  let current = null;
+  const mark = () => {
+    // The last heading above the top third of the window is the current one.
+    const line = window.innerHeight / 3;
+    let i = 0;
+    for (let k = 0; k < targets.length; k++) {
+      if (targets[k].getBoundingClientRect().top <= line) i = k;
+      else break;
+    }
+    const a = links[i];
+    if (a === current) return;
+    if (current) {
+      current.classList.remove("current");
+      current.removeAttribute("aria-current");
+    }
+    toc.querySelectorAll("li.open").forEach((li) => li.classList.remove("open"));
+    current = a;
+    a.classList.add("current");
+    a.setAttribute("aria-current", "location");
+    for (let li = a.closest("li"); li && toc.contains(li); li = li.parentElement.closest("li")) li.classList.add("open");
+    const box = toc.parentElement;
+    const r = a.getBoundingClientRect();
+    const br = box.getBoundingClientRect();
+    if (r.top < br.top || r.bottom > br.bottom) a.scrollIntoView({ block: "nearest" });
+  };
+  let queued = false;
+  window.addEventListener("scroll", () => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      mark();
+    });
+  }, { passive: true });
+  mark();
+}
+
+setupTocFollow();
+
+// A copy button on every code block (the text stays selectable without it).
+function setupCopyButtons() {
+  if (!navigator.clipboard) return;
+  document.querySelectorAll("main pre").forEach((pre) => {
+    if (pre.closest(".pg-app")) return;
+    const btn = document.createElement("button");
+    btn.type = "button";
+    btn.className = "copy-code";
+    btn.textContent = "Copy";
+    btn.setAttribute("aria-label", "Copy this code");
+    btn.addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(pre.innerText.replace(/\n$/, ""));
+        btn.textContent = "Copied";
+      } catch (e) {
+        btn.textContent = "Press Ctrl+C";
+        const r = document.createRange();
+        r.selectNodeContents(pre);
+        const sel = window.getSelection();
+        sel.removeAllRanges();
+        sel.addRange(r);
+      }
+      setTimeout(() => (btn.textContent = "Copy"), 2000);
+    });
+    const wrap = document.createElement("div");
+    wrap.className = "code-block";
+    pre.replaceWith(wrap);
+    wrap.append(pre, btn);
+  });
+}
+
+setupCopyButtons();

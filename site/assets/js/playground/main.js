@@ -65,13 +65,26 @@ async function boot() {
   const cancel = h('button', { type: 'button', class: 'pg-button', hidden: true }, 'Cancel');
   const status = h('div', { class: 'pg-status' }, progress, progressText, cancel, timing);
   const form = h('form', { class: 'pg-controls', 'aria-label': 'Inputs', onsubmit: (e) => e.preventDefault() }, w.controls);
-  app.replaceChildren(form, general, status, w.outputs);
+  // After a rejected input the previous results stay, greyed out under a
+  // note saying they are stale, until an input is accepted again.
+  const staleNote = h('p', { class: 'pg-stale-note', role: 'status', hidden: true });
+  const results = h('div', { class: 'pg-results' }, general, status, staleNote, w.outputs);
+  const setStale = (on) => {
+    w.outputs.classList.toggle('pg-stale', on);
+    staleNote.hidden = !on;
+    staleNote.textContent = on ? 'Stale: these results are for the previous input. Fix the input marked in red to update them.' : '';
+    if (on) w.outputs.setAttribute('aria-describedby', 'pg-stale-note');
+    else w.outputs.removeAttribute('aria-describedby');
+  };
+  staleNote.id = 'pg-stale-note';
+  app.replaceChildren(form, results);
   app.hidden = false;
   loading.remove();
   // The live view replaces the static one; removing it (not hiding it) keeps
   // ids unique and the page holding one copy of each table.
   if (staticView) staticView.remove();
 
+  let rendered = false;
   let busyTimer = 0;
   let pending = 0;
   const setBusy = (on) => {
@@ -131,6 +144,8 @@ async function boot() {
     }
     w.render(d);
     ready();
+    rendered = true;
+    setStale(false);
     const ms = performance.now() - t0;
     timing.textContent = `Updated in ${ms.toFixed(0)} ms (model ${r.ms.toFixed(0)} ms).`;
     markRendered(ms);
@@ -176,6 +191,7 @@ async function boot() {
   }
 
   function showError(err) {
+    if (rendered) setStale(true);
     const f = w.fieldFor(err);
     if (f) {
       setError(f, err.message);

@@ -10,18 +10,37 @@ export const MAX_XML = LIMITS.xmlBytes;
 export const MAX_NODES = LIMITS.nodes;
 const CUSTOM = '__xml__';
 
+// groupedSelect lists the presets under their groups (data/topologies/
+// presets.tsv, in the table's order) by their display names, then the
+// choice of a pasted XML.
+function groupedSelect(presets, value) {
+  const s = h('select');
+  const groups = new Map();
+  for (const p of presets) {
+    const g = p.group || 'Systems';
+    if (!groups.has(g)) groups.set(g, { order: p.group_order ?? groups.size, list: [] });
+    groups.get(g).list.push(p);
+  }
+  const sorted = [...groups].sort((a, b) => a[1].order - b[1].order);
+  for (const [g, { list }] of sorted) {
+    const og = h('optgroup', { label: g });
+    for (const p of list) og.append(h('option', { value: p.name, selected: p.name === value }, p.title || p.name));
+    s.append(og);
+  }
+  s.append(h('optgroup', { label: 'Your system' }, h('option', { value: CUSTOM, selected: value === CUSTOM }, 'Your topology XML…')));
+  return s;
+}
+
 export function systemPicker({ presets, state, xml, defaultPreset, engine, onChange }) {
   const names = presets.map((p) => p.name);
   let current = state.preset && names.includes(state.preset) ? state.preset : defaultPreset;
   if (xml) current = CUSTOM;
-  const opts = presets.map((p) => [p.name, p.name]);
-  opts.push([CUSTOM, 'Your topology XML…']);
-  const presetSel = select(opts, current);
+  const presetSel = groupedSelect(presets, current);
   presetSel.name = 'preset';
   const fPreset = field({ label: 'System', control: presetSel, hint: '' });
   const describe = () => {
     const p = presets.find((x) => x.name === presetSel.value);
-    fPreset.hint.textContent = p ? p.description : 'Paste, drop or load the file NCCL_TOPO_DUMP_FILE wrote on your machine.';
+    fPreset.hint.textContent = p ? `${p.name}: ${p.description}` : 'Paste, drop or load the file NCCL_TOPO_DUMP_FILE wrote on your machine.';
   };
   describe();
 

@@ -1,6 +1,6 @@
 // Topology page: the system's nodes and links, the path matrix, the
 // transports, and the searched rings and trees drawn channel by channel.
-import { h, fill, field, select, section, setHTML, scroller, commandBar, list, kv } from './ui.js';
+import { h, fill, field, select, section, setHTML, scroller, commandBar, list, kv, zoomControl } from './ui.js';
 import { systemPicker } from './system.js';
 import { envEditor } from './env.js';
 
@@ -29,7 +29,8 @@ export function topologyWidget({ engine, presets, state, xml, defaultPreset, upd
   const figWrap = h('div', { class: 'pg-figure' });
   const detail = h('p', { class: 'pg-detail', 'aria-live': 'polite' }, 'Hover or focus (Tab) a link or device for its type and bandwidth.');
   const chanText = h('p', { class: 'pg-detail' });
-  fig.body.append(h('div', { class: 'pg-controls' }, fGraph.wrap, fChan.wrap), chanText, figWrap, detail);
+  const zoom = zoomControl(figWrap, 'drawing');
+  fig.body.append(h('div', { class: 'pg-controls' }, fGraph.wrap, fChan.wrap, zoom.el), chanText, figWrap, detail);
   const showDetail = (ev) => {
     const g = ev.target.closest && ev.target.closest('[aria-label]');
     if (g && figWrap.contains(g) && g.tagName !== 'svg') detail.textContent = g.getAttribute('aria-label');
@@ -38,6 +39,7 @@ export function topologyWidget({ engine, presets, state, xml, defaultPreset, upd
   figWrap.addEventListener('mouseover', showDetail);
 
   const graphs = section('Searched graphs', 'pg-graphs');
+  const matrixDetail = h('p', { class: 'pg-detail', 'aria-live': 'polite' }, 'Hover or focus (Tab) a cell for the transport and bandwidth.');
   const matrix = section('Paths and transports between GPUs', 'pg-matrix');
   const cmd = commandBar();
   const outputs = h('div', {}, cmd.el, summary.el, fig.el, graphs.el, matrix.el);
@@ -95,6 +97,7 @@ export function topologyWidget({ engine, presets, state, xml, defaultPreset, upd
       );
       fillChannels(d.channels);
       setHTML(figWrap, d.figures.topology);
+      zoom.update();
       const g = r.graphs.find((x) => (graphSel.value === 'ring' ? x.pattern === 'RING' : graphSel.value === 'nvls' ? x.pattern === 'NVLS' : x.id === 1));
       const svgDesc = figWrap.querySelector('[data-channel] title');
       chanText.textContent = g ? (chanSel.value === '-1' ? `${g.pattern}: all ${g.channels.length} channels.` : svgDesc ? svgDesc.textContent : '') : 'No channels drawn.';
@@ -129,12 +132,17 @@ export function topologyWidget({ engine, presets, state, xml, defaultPreset, upd
       }
       const mHTML = scroller('Path matrix');
       setHTML(mHTML, d.figures.matrix);
+      mHTML.addEventListener('focusin', (ev) => {
+        const c = ev.target.closest && ev.target.closest('td[title]');
+        if (c) matrixDetail.textContent = c.getAttribute('title');
+      });
       const legend = h('div', {});
       setHTML(legend, d.figures.legend);
       fill(matrix.body, 
         h('p', { id: 'pg-transports' }, `Transports between the ${r.gpus.length} GPUs of a host (ordered pairs): P2P ${counts.P2P}, SHM ${counts.SHM}, NET ${counts.NET}.`),
         list([...reasons].map(([k, n]) => `${k} (${n} pair${n > 1 ? 's' : ''})`)),
         mHTML,
+        matrixDetail,
         legend,
       );
     },

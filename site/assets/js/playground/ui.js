@@ -155,3 +155,25 @@ export function markRendered(ms) {
   if (ms !== undefined) pg.times.push(ms);
   document.documentElement.dataset.pgRenders = String(pg.renders);
 }
+
+// zoomControl returns a button that shows the figure in wrap at its drawn
+// size (the box scrolls) or fitted to the column (the default); update()
+// shows the button only when fitting shrinks the figure noticeably.
+export function zoomControl(wrap, what = 'figure') {
+  const label = (on) => (on ? `Fit the ${what} to the column` : `Show the ${what} at full size`);
+  const btn = h('button', { type: 'button', class: 'pg-button pg-zoom', 'aria-pressed': 'false', hidden: true }, label(false));
+  const set = (on) => {
+    wrap.classList.toggle('pg-zoomed', on);
+    btn.setAttribute('aria-pressed', String(on));
+    btn.textContent = label(on);
+  };
+  btn.addEventListener('click', () => set(!wrap.classList.contains('pg-zoomed')));
+  const update = () => {
+    const svg = wrap.querySelector('svg');
+    const drawn = svg ? Number(svg.getAttribute('width')) : 0;
+    const zoomed = wrap.classList.contains('pg-zoomed');
+    btn.hidden = !zoomed && !(drawn > wrap.clientWidth * 1.15);
+  };
+  if (typeof ResizeObserver !== 'undefined') new ResizeObserver(update).observe(wrap);
+  return { el: btn, update };
+}
