@@ -13,7 +13,7 @@ PAPER   ?= a4
 PUBLIC  := public
 SQLITE_WASM := node_modules/@sqlite.org/sqlite-wasm/dist
 
-.PHONY: help serve site test bench pdf clean gen npm sysdeps vendor wasm
+.PHONY: help serve site test bench pdf clean gen npm lighthouse-npm sysdeps vendor wasm
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -37,13 +37,16 @@ test: npm sysdeps ## vet, every Go test (browser tests included), generator chec
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./playground/wasm/...
 	$(MAKE) --no-print-directory site BASEURL=https://example.github.io/distributed-nav/
 
-bench: ## run the benchmarks
+bench: gen wasm lighthouse-npm ## run the benchmarks, then Lighthouse on four pages of the built site
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	rm -rf $(LH_PUBLIC)
+	$(HUGO) build -s site --minify --gc --baseURL "http://127.0.0.1:$(LH_PORT)/" -d ../$(LH_PUBLIC) --quiet
+	node bench/lighthouse/run.mjs $(LH_PUBLIC) $(LH_PORT) --json $(LH_PUBLIC)/../lighthouse.json
 
 pdf: site ## write public/handbook.pdf (PAPER=a4|letter)
 
 clean: ## remove everything generated
-	rm -rf $(PUBLIC) site/content site/data site/static/gen site/assets/gen site/static/vendor site/static/playground site/static/search.db site/resources site/.hugo_build.lock
+	rm -rf $(PUBLIC) .bench site/content site/data site/static/gen site/assets/gen site/static/vendor site/static/playground site/static/search.db site/resources site/.hugo_build.lock
 
 gen: npm vendor ## run the generator: content/ + data/ -> site/
 	$(GO) run ./generator/cmd/distnav build
@@ -59,6 +62,15 @@ vendor: npm
 	cp $(SQLITE_WASM)/index.mjs $(SQLITE_WASM)/sqlite3.wasm site/static/vendor/sqlite-wasm/
 
 npm: node_modules/.package-lock.json
+
+# Lighthouse (pinned in bench/lighthouse/package-lock.json) is needed only by
+# make bench, so it has its own package tree.
+LH_PORT   ?= 8377
+LH_PUBLIC := .bench/public
+lighthouse-npm: bench/lighthouse/node_modules/.package-lock.json
+
+bench/lighthouse/node_modules/.package-lock.json: bench/lighthouse/package.json bench/lighthouse/package-lock.json
+	npm ci --prefix bench/lighthouse --no-audit --no-fund
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -85,8 +87,17 @@ func (b *builder) playgroundPages(ctx context.Context) ([]sitetree.NavItem, erro
 			return nil, fmt.Errorf("playground: static %s view of %s: %w", w.Slug, preset, err)
 		}
 		body := static + "\n\n" + b.cliLine(w.Slug, preset)
+		// The layout introduces ncclsim with this command, above the view.
+		params := map[string]any{"widget": w.Slug, "preset": preset, "notoc": true, "cli": cliCommand(w.Slug, preset)}
+		if w.Slug == "doctor" {
+			samples, err := b.doctorSamples()
+			if err != nil {
+				return nil, fmt.Errorf("playground: %w", err)
+			}
+			params["samples"] = samples
+		}
 		b.add(&sitetree.Page{URL: u, Title: string(w.Title), Description: string(w.Description), Weight: i + 1, Layout: "playground",
-			Body: body, Params: map[string]any{"widget": w.Slug, "preset": preset, "notoc": true}})
+			Body: body, Params: params})
 		items = append(items, sitetree.NavItem{Title: string(w.Title), URL: u})
 	}
 	b.add(&sitetree.Page{URL: "/playground/", Section: true, Title: string(b.text.Playground.Title), Weight: 55,
@@ -114,4 +125,58 @@ func (b *builder) cliLine(widget, preset string) string {
 		}
 	}
 	return "The same numbers in a terminal: `" + cmd + "`.\n"
+}
+
+// cliCommand is the ncclsim command line that prints the same numbers as
+// the widget on preset (without the program name).
+func cliCommand(widget, preset string) string {
+	return map[string]string{
+		"topology":   "topo --preset " + preset,
+		"algorithms": "tune --preset " + preset,
+		"estimator":  "estimate --preset " + preset + " --coll allreduce --bytes 256M",
+		"step":       "step --preset " + preset + " --model ddp --params 1.5e9 --forward-ms 60 --backward-ms 120",
+		"doctor":     "doctor --log nccl.log --env env.txt",
+	}[widget]
+}
+
+// doctorSampleLogs are the published logs (data/logs) the doctor page offers
+// to try: a ring layout on NVSwitch GPUs, a PyTorch watchdog timeout and the
+// PCIe paths of a GeForce box.
+var doctorSampleLogs = []string{
+	"nvidia-nccl-1453-h100-rings",
+	"pytorch-pytorch-118369-watchdog-timeout",
+	"nvidia-nccl-tests-307-rtx4090-paths",
+}
+
+// doctorSample is one log the doctor page can load: its text and what it
+// shows, from the log's "#| shows:" header line.
+type doctorSample struct {
+	Name  string `json:"name"`
+	Shows string `json:"shows"`
+	Text  string `json:"text"`
+}
+
+// doctorSamples reads the sample logs.
+func (b *builder) doctorSamples() ([]doctorSample, error) {
+	var out []doctorSample
+	for _, name := range doctorSampleLogs {
+		rel := "data/logs/" + name + ".log"
+		raw, err := os.ReadFile(filepath.Join(b.opts.Root, filepath.FromSlash(rel)))
+		if err != nil {
+			return nil, fmt.Errorf("doctor sample: %w", err)
+		}
+		text := string(raw)
+		shows := ""
+		for _, ln := range strings.Split(text, "\n") {
+			if v, ok := strings.CutPrefix(ln, "#| shows:"); ok {
+				shows = strings.TrimSpace(v)
+				break
+			}
+		}
+		if shows == "" {
+			return nil, fmt.Errorf("%s:1: a sample log needs a \"#| shows:\" header line", rel)
+		}
+		out = append(out, doctorSample{Name: name, Shows: shows, Text: text})
+	}
+	return out, nil
 }

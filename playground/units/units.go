@@ -19,10 +19,12 @@ var byteSuffixes = []struct {
 	{"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10},
 	{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}}
 
-// ParseBytes reads a whole number of bytes with an optional suffix K, M, G,
-// T (KiB/KB and MiB/MB alike, all powers of 1024), case-insensitively. It
-// refuses negative, fractional and overflowing values with a message that
-// says which.
+// ParseBytes reads a number of bytes with an optional suffix K, M, G, T
+// (KiB/KB and MiB/MB alike, all powers of 1024), case-insensitively: "8",
+// "64K", "256MiB", and, as people type them, a fraction or an exponent
+// ("1.5GiB", "1e9", "0.5M") as long as the result is a whole number of
+// bytes. It refuses negative, fractional and overflowing values with a
+// message that says which.
 func ParseBytes(s string) (uint64, error) {
 	t := strings.ToUpper(strings.TrimSpace(s))
 	mult := uint64(1)
@@ -35,13 +37,39 @@ func ParseBytes(s string) (uint64, error) {
 	if t == "" {
 		return 0, errors.New("no number in \"" + s + "\"")
 	}
+	if strings.HasPrefix(t, "-") {
+		return 0, errors.New("a size cannot be negative")
+	}
+	if !strings.ContainsAny(t, ".E") {
+		return wholeBytes(s, t, mult)
+	}
+	// A fraction or an exponent: exact for every size below 2^53 bytes.
+	for _, c := range t {
+		if (c < '0' || c > '9') && c != '.' && c != 'E' && c != '+' && c != '-' {
+			return 0, notBytes(s)
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) {
+		return 0, notBytes(s)
+	}
+	v *= float64(mult)
+	if v >= 1<<63 || math.IsInf(v, 0) {
+		return 0, errors.New("\"" + s + "\" is too large")
+	}
+	r := math.Round(v)
+	if math.Abs(v-r) > 1e-6*math.Max(1, v) {
+		return 0, errors.New("\"" + s + "\" is " + strconv.FormatFloat(v, 'f', -1, 64) + " bytes, not a whole number of bytes")
+	}
+	return uint64(r), nil
+}
+
+// wholeBytes reads the digits t (from the text s) times mult.
+func wholeBytes(s, t string, mult uint64) (uint64, error) {
 	var n uint64
 	for _, c := range t {
 		if c < '0' || c > '9' {
-			if c == '-' {
-				return 0, errors.New("a size cannot be negative")
-			}
-			return 0, errors.New("want a whole number of bytes with an optional K/M/G/T suffix, not \"" + s + "\"")
+			return 0, notBytes(s)
 		}
 		if n > (1<<63)/10 {
 			return 0, errors.New("\"" + s + "\" is too large")
@@ -52,6 +80,10 @@ func ParseBytes(s string) (uint64, error) {
 		return 0, errors.New("\"" + s + "\" is too large")
 	}
 	return n * mult, nil
+}
+
+func notBytes(s string) error {
+	return errors.New("want a number of bytes with an optional K/M/G/T suffix (64M, 1.5GiB, 1e9), not \"" + s + "\"")
 }
 
 // ParseCount reads a count such as a model's parameters: 7e9, 7B, 7G, 350M,

@@ -19,8 +19,19 @@ func TestParseBytes(t *testing.T) {
 		{"12B", 12, ""},
 		{"", 0, "no number"},
 		{"-5", 0, "negative"},
-		{"1.5M", 0, "whole number"},
-		{"2P", 0, "whole number"},
+		// As people type them (issue 16): fractions with a suffix and
+		// exponents, when the result is a whole number of bytes.
+		{"1.5GiB", 3 << 29, ""},
+		{"1.5M", 3 << 19, ""},
+		{"1e9", 1000000000, ""},
+		{"2.5e3K", 2500 << 10, ""},
+		{"0.5k", 512, ""},
+		{"1.3K", 0, "1331.2 bytes, not a whole number"},
+		{"1e-3", 0, "not a whole number"},
+		{"-1.5M", 0, "negative"},
+		{"1.2.3M", 0, "want a number of bytes"},
+		{"1e30", 0, "too large"},
+		{"2P", 0, "want a number of bytes"},
 		{"99999999999999999999", 0, "too large"},
 		{"9999999999T", 0, "too large"},
 	}

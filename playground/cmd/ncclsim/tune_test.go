@@ -177,7 +177,7 @@ func TestParseBytes(t *testing.T) {
 	}{
 		{"8", 8, true}, {"1K", 1024, true}, {"256M", 256 << 20, true}, {"8GiB", 8 << 30, true}, {"1gb", 1 << 30, true},
 		{"64 KiB", 64 << 10, true}, {"0", 0, true}, {"12B", 12, true},
-		{"", 0, false}, {"1.5M", 0, false}, {"-1", 0, false}, {"M", 0, false}, {"99999999999999999999", 0, false}, {"9999999999T", 0, false},
+		{"", 0, false}, {"1.5M", 3 << 19, true}, {"1e9", 1000000000, true}, {"1.3K", 0, false}, {"-1", 0, false}, {"M", 0, false}, {"99999999999999999999", 0, false}, {"9999999999T", 0, false},
 	}
 	for _, tt := range tests {
 		got, err := service.ParseBytes(tt.in)

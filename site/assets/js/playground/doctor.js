@@ -7,6 +7,13 @@ import { h, fill, field, section, setHTML, setError, commandBar } from './ui.js'
 const MAX_LOG = LIMITS.logBytes;
 const MAX_ENV = LIMITS.envDumpBytes;
 
+// sampleLabel turns a log's file name (owner-repo-issue-what) into a button
+// label: "nccl #1453: h100 rings".
+function sampleLabel(name) {
+  const m = /^(?:[a-z-]+?-)?(nccl-tests|nccl|pytorch|vllm|sglang)-(\d+)-(.*)$/.exec(name);
+  return m ? `${m[1]} #${m[2]}: ${m[3].replace(/-/g, ' ')}` : name;
+}
+
 export function doctorWidget({ update }) {
   const log = h('textarea', { name: 'log', rows: 10, spellcheck: 'false', autocomplete: 'off', class: 'pg-xml', placeholder: 'host:1234:1234 [0] NCCL INFO NCCL version 2.21.5+cuda12.4 …' });
   const fLog = field({ label: 'NCCL / PyTorch log', control: log, wide: true, hint: 'NCCL_DEBUG=INFO output of one or more ranks; it stays in your browser.' });
@@ -42,13 +49,28 @@ export function doctorWidget({ update }) {
     });
   });
 
+  // Published logs to try (data/logs, chosen by the generator).
+  let samples = [];
+  try {
+    samples = JSON.parse(document.getElementById('pg-app').dataset.samples || '[]');
+  } catch (e) {
+    samples = [];
+  }
+  const sampleBar = samples.length
+    ? h('div', { class: 'pg-field wide' }, h('span', { class: 'pg-label' }, 'Or try a published log'),
+      h('div', { class: 'pg-toolbar' }, samples.map((s) => h('button', { type: 'button', class: 'pg-button', title: s.shows, onclick: () => {
+        log.value = s.text;
+        clearTimeout(timer);
+        update();
+      } }, sampleLabel(s.name)))))
+    : null;
   const cmd = commandBar();
   const rep = section('Diagnosis', 'pg-doctor');
   const outputs = h('div', {}, cmd.el, rep.el);
   const base = document.documentElement.dataset.base || '/';
 
   return {
-    controls: [fLog.wrap, fEnv.wrap, fFile.wrap],
+    controls: [fLog.wrap, sampleBar, fEnv.wrap, fFile.wrap].filter(Boolean),
     outputs,
     request() {
       if (log.value.trim() === '' && env.value.trim() === '') {

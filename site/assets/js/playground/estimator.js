@@ -15,7 +15,7 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
   collSel.name = 'coll';
   const fColl = field({ label: 'Collective', control: collSel });
   const size = h('input', { type: 'text', name: 'bytes', value: state.bytes || ESTIMATE.bytes, spellcheck: 'false', autocomplete: 'off', inputmode: 'text' });
-  const fSize = field({ label: 'Message size', control: size, hint: 'bytes, with K/M/G (nccl-tests’ size)' });
+  const fSize = field({ label: 'Message size', control: size, hint: 'bytes: 64M, 1.5GiB, 1e9 (K/M/G/T are powers of 1024)' });
   const dtype = select(DTYPES, state.dtype || ESTIMATE.dtype);
   dtype.name = 'dtype';
   const fDtype = field({ label: 'Element type', control: dtype });

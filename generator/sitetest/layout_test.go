@@ -1,0 +1,301 @@
+package sitetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+)
+
+// viewport is one screen size the layout must hold at.
+type viewport struct {
+	name          string
+	width, height int64
+	mobile        bool
+}
+
+// The two sizes of issue 16: a 390x844 phone and a 1280x800 laptop.
+var viewports = []viewport{
+	{"phone", 390, 844, true},
+	{"desktop", 1280, 800, false},
+}
+
+// pageKind is one kind of page the site has, with an example of it.
+type pageKind struct {
+	name, path string
+	// widget pages are filled by the wasm playground: the checks wait for
+	// its first result.
+	widget bool
+}
+
+// pageKinds lists every kind of page of the built site: the home page, the
+// card's overview, subsystem and flow pages, notes, the data pages, the
+// indexes and every playground view. A term page of the triggers taxonomy
+// is taken from the built site (its names come from the card).
+func pageKinds(t *testing.T, b *Built) []pageKind {
+	t.Helper()
+	kinds := []pageKind{
+		{"home", "", false},
+		{"card-overview", "distributed-nav/", false},
+		{"subsystem", "distributed-nav/subsystems/processgroupnccl/", false},
+		{"flow", "distributed-nav/flows/nccl-allreduce/", false},
+		{"notes-index", "notes/", false},
+		{"note", "notes/nccl-internals-architecture-deep-dive/", false},
+		{"env", "env/", false},
+		{"corrections", "corrections/", false},
+		{"sources", "sources/", false},
+		{"az", "az/", false},
+		{"triggers", "triggers/", false},
+		{"playground-index", "playground/", false},
+		{"playground-topology", "playground/topology/?preset=h100-sxm-8x", true},
+		{"playground-algorithms", "playground/algorithms/", true},
+		{"playground-estimator", "playground/estimator/", true},
+		{"playground-step", "playground/step/", true},
+		{"playground-doctor", "playground/doctor/", true},
+	}
+	entries, err := os.ReadDir(filepath.Join(b.Public, strings.Trim(subPath, "/"), "triggers"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var terms []string
+	for _, e := range entries {
+		if e.IsDir() {
+			terms = append(terms, e.Name())
+		}
+	}
+	sort.Strings(terms)
+	if len(terms) == 0 {
+		t.Fatal("the built site has no trigger pages")
+	}
+	kinds = append(kinds, pageKind{"trigger", "triggers/" + terms[0] + "/", false})
+	for _, k := range kinds {
+		p := strings.SplitN(k.path, "?", 2)[0]
+		if _, err := os.Stat(filepath.Join(b.Public, strings.Trim(subPath, "/"), p, "index.html")); err != nil {
+			t.Fatalf("page kind %s: %v", k.name, err)
+		}
+	}
+	return kinds
+}
+
+// layoutFacts is what the page reports about its own layout.
+type layoutFacts struct {
+	ScrollWidth, ClientWidth int
+	Wide                     []string // the widest elements sticking out, for the failure message
+	H1Top, H1Bottom          float64
+	InnerHeight              float64
+	H1                       string
+}
+
+const measureJS = `(() => {
+	const d = document.documentElement;
+	const cw = d.clientWidth;
+	const wide = [];
+	if (d.scrollWidth > cw) {
+		for (const el of document.body.querySelectorAll('*')) {
+			const r = el.getBoundingClientRect();
+			if (r.right > cw + 1 && r.width > 0) {
+				wide.push([r.right, el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\s+/).join('.') : '')]);
+			}
+		}
+		wide.sort((a, b) => b[0] - a[0]);
+	}
+	const h1 = document.querySelector('h1');
+	const r = h1 ? h1.getBoundingClientRect() : {top: -1, bottom: -1};
+	return JSON.stringify({ScrollWidth: d.scrollWidth, ClientWidth: cw, Wide: wide.slice(0, 6).map((w) => w[1] + ' (right ' + Math.round(w[0]) + ')'),
+		H1Top: r.top + window.scrollY, H1Bottom: r.bottom + window.scrollY, InnerHeight: window.innerHeight, H1: h1 ? h1.textContent.trim() : ''});
+})()`
+
+// setViewport emulates a screen of the viewport's size.
+func setViewport(ctx context.Context, v viewport) error {
+	_, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: v.width, Height: v.height, DeviceScaleFactor: 1, Mobile: v.mobile})
+	return err
+}
+
+// screenshotDir is where the layout test saves its screenshots (git-ignored).
+func screenshotDir() string { return filepath.Join(repoRoot, "screenshots", "pages") }
+
+// Every kind of page at a phone's and a laptop's size, in the light and the
+// dark theme: the document never scrolls sideways, the page's <h1> is on
+// the first screen, and axe-core finds no WCAG 2 A/AA violation. A
+// screenshot of each is saved in screenshots/pages/KIND-SIZE-THEME.png.
+func TestLayoutAtTwoSizes(t *testing.T) {
+	needSite(t)
+	srv := Serve(subSite.Public, subPath, AxeHandler(repoRoot))
+	defer srv.Close()
+	ctx, cancel, err := NewBrowser(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cancel()
+	ctx, tcancel := context.WithTimeout(ctx, 25*time.Minute)
+	defer tcancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatal(err)
+	}
+	errs := consoleErrors(ctx)
+	if err := os.MkdirAll(screenshotDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range pageKinds(t, subSite) {
+		for _, v := range viewports {
+			t.Run(k.name+"/"+v.name, func(t *testing.T) {
+				if err := setViewport(ctx, v); err != nil {
+					t.Fatal(err)
+				}
+				if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+subPath+k.path)); err != nil {
+					t.Fatal(err)
+				}
+				if k.widget {
+					// The live view replaces the static one at its first result.
+					if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`Number(document.documentElement.dataset.pgRenders || 0) >= 1`,
+						chromedp.WithPollingTimeout(150*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+						t.Fatalf("the playground did not show a result: %v", err)
+					}
+				}
+				for _, theme := range []string{"light", "dark"} {
+					set := fmt.Sprintf(`document.documentElement.dataset.theme = %q; true`, theme)
+					if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](set)); err != nil {
+						t.Fatal(err)
+					}
+					raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](measureJS))
+					if err != nil {
+						t.Fatal(err)
+					}
+					var f layoutFacts
+					if err := json.Unmarshal([]byte(raw), &f); err != nil {
+						t.Fatal(err)
+					}
+					if f.ScrollWidth > f.ClientWidth {
+						t.Errorf("%s: the document is %d px wide in a %d px window: %s", theme, f.ScrollWidth, f.ClientWidth, strings.Join(f.Wide, ", "))
+					}
+					if f.H1 == "" || f.H1Top < 0 || f.H1Bottom > f.InnerHeight {
+						t.Errorf("%s: the <h1> %q spans %.0f-%.0f px, not within the first screen (%.0f px)", theme, f.H1, f.H1Top, f.H1Bottom, f.InnerHeight)
+					}
+					// Colour contrast depends on the theme, the rest on the
+					// size: axe runs in both themes on the phone, in the
+					// light theme on the laptop.
+					if v.mobile || theme == "light" {
+						vs, err := RunAxe(ctx, srv.URL)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for _, x := range vs {
+							t.Errorf("axe (%s theme): %s", theme, x)
+						}
+					}
+					if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.scrollTo(0, 0); true`)); err != nil {
+						t.Fatal(err)
+					}
+					png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(filepath.Join(screenshotDir(), k.name+"-"+v.name+"-"+theme+".png"), png, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+	if e := errs(); len(e) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(e, "\n"))
+	}
+	t.Logf("screenshots in %s", screenshotDir())
+}
+
+// A search result for a variable opens /env/#NAME: at both sizes the row is
+// highlighted and its meaning is on the screen, not off to the side or
+// under the sticky header. On the phone the navigation waits behind the
+// menu button, which opens it without JavaScript.
+func TestEnvTargetAndMenu(t *testing.T) {
+	needSite(t)
+	srv := Serve(subSite.Public, subPath, nil)
+	defer srv.Close()
+	ctx, cancel, err := NewBrowser(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cancel()
+	ctx, tcancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer tcancel()
+	for _, js := range []bool{true, false} {
+		for _, v := range viewports {
+			t.Run(fmt.Sprintf("%s/js=%t", v.name, js), func(t *testing.T) {
+				if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: !js}); err != nil {
+					t.Fatal(err)
+				}
+				if err := setViewport(ctx, v); err != nil {
+					t.Fatal(err)
+				}
+				if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+subPath+"env/#NCCL_IB_HCA"), chromedp.Sleep(300*time.Millisecond)); err != nil {
+					t.Fatal(err)
+				}
+				const probe = `(() => {
+					const row = document.getElementById('NCCL_IB_HCA');
+					const m = row && row.querySelector('td[data-label=Meaning]');
+					if (!m) return 'no meaning cell';
+					const r = m.getBoundingClientRect();
+					const head = document.querySelector('#env-table thead th');
+					const hr = head.getBoundingClientRect();
+					const other = row.nextElementSibling.querySelector('td');
+					const hl = getComputedStyle(m).backgroundColor !== getComputedStyle(other).backgroundColor;
+					const headCovers = getComputedStyle(head).position === 'sticky' && hr.bottom > r.top && hr.height > 0 && getComputedStyle(head.parentElement.parentElement).position !== 'absolute';
+					return JSON.stringify({top: r.top, bottom: r.bottom, left: r.left, right: r.right, w: innerWidth, h: innerHeight, hl, headCovers, text: m.textContent.slice(0, 40)});
+				})()`
+				raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](probe))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var p struct {
+					Top, Bottom, Left, Right, W, H float64
+					HL, HeadCovers                 bool
+					Text                           string
+				}
+				if err := json.Unmarshal([]byte(raw), &p); err != nil {
+					t.Fatalf("%s: %v", raw, err)
+				}
+				if p.Top < 0 || p.Bottom > p.H || p.Left < 0 || p.Right > p.W {
+					t.Errorf("the meaning of NCCL_IB_HCA (%q) is at %.0f,%.0f-%.0f,%.0f, outside the %.0fx%.0f window", p.Text, p.Left, p.Top, p.Right, p.Bottom, p.W, p.H)
+				}
+				if p.HeadCovers {
+					t.Errorf("the sticky header covers the targeted row's meaning")
+				}
+				if !p.HL {
+					t.Errorf("the targeted row is not highlighted")
+				}
+				if !v.mobile {
+					return
+				}
+				// The menu: the navigation is hidden until the button is used.
+				shown := func() bool {
+					vis, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`getComputedStyle(document.getElementById('site-nav')).display !== 'none'`))
+					if err != nil {
+						t.Fatal(err)
+					}
+					return vis
+				}
+				if shown() {
+					t.Error("the navigation shows before the menu button is pressed")
+				}
+				if err := chromedp.Do(ctx, chromedp.Click("label.nav-button")); err != nil {
+					t.Fatal(err)
+				}
+				if !shown() {
+					t.Error("the menu button did not open the navigation")
+				}
+			})
+		}
+	}
+	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false}); err != nil {
+		t.Fatal(err)
+	}
+}
