@@ -2,10 +2,15 @@ package service
 
 import "github.com/distributed-nav/distributed-nav/playground/presets"
 
-// PresetInfo is one built-in system, as `ncclsim presets --json` lists it.
+// PresetInfo is one built-in system, as `ncclsim presets --json` lists it:
+// with the group the system pickers list it under, its display name there
+// and the group's place (data/topologies/presets.tsv).
 type PresetInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
+	Group       string `json:"group"`
+	Title       string `json:"title"`
+	GroupOrder  int    `json:"group_order"`
 }
 
 // Presets returns the built-in systems (parsed once per service).
@@ -16,7 +21,7 @@ func (s *Service) Presets() ([]PresetInfo, error) {
 	}
 	out := make([]PresetInfo, 0, len(list))
 	for _, p := range list {
-		out = append(out, PresetInfo{Name: p.Name, Description: p.Description})
+		out = append(out, PresetInfo{Name: p.Name, Description: p.Description, Group: p.Group, Title: p.Title, GroupOrder: p.GroupOrder})
 	}
 	return out, nil
 }
