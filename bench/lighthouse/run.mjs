@@ -8,6 +8,7 @@
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import lighthouse from 'lighthouse';
 import * as chromeLauncher from 'chrome-launcher';
 
@@ -33,7 +34,8 @@ const types = {
 };
 
 // A static server like GitHub Pages: index.html for directories, 404.html
-// (when the site has one) for anything missing.
+// (when the site has one) for anything missing, gzip for text and wasm,
+// ten minutes of caching.
 const root = path.resolve(publicDir);
 const server = http.createServer((req, res) => {
   const url = new URL(req.url, `http://127.0.0.1:${port}`);
@@ -49,7 +51,15 @@ const server = http.createServer((req, res) => {
     res.end(fs.existsSync(nf) ? fs.readFileSync(nf) : 'not found');
     return;
   }
-  res.writeHead(200, { 'Content-Type': types[path.extname(p)] || 'application/octet-stream', 'Cache-Control': 'max-age=600' });
+  const type = types[path.extname(p)] || 'application/octet-stream';
+  const headers = { 'Content-Type': type, 'Cache-Control': 'max-age=600' };
+  if (/gzip/.test(req.headers['accept-encoding'] || '') && /text|javascript|json|svg|xml|wasm/.test(type)) {
+    headers['Content-Encoding'] = 'gzip';
+    res.writeHead(200, headers);
+    fs.createReadStream(p).pipe(zlib.createGzip()).pipe(res);
+    return;
+  }
+  res.writeHead(200, headers);
   fs.createReadStream(p).pipe(res);
 });
 await new Promise((ok) => server.listen(port, '127.0.0.1', ok));

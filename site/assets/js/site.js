@@ -57,7 +57,7 @@ function setupEnvFilter() {
     rows.forEach((r, i) => {
       const ok = r === target || ((!c || r.dataset.component === c) && (!dbg.checked || r.dataset.debug === "true") &&
         words.every((w) => text[i].includes(w)));
-      r.hidden = !ok;
+      if (r.hidden === ok) r.hidden = !ok;
       if (ok) shown++;
     });
     count.textContent = `${shown} of ${rows.length} variables`;
