@@ -60,7 +60,8 @@ func azPage(text sitetext.Page, pages []*sitetree.Page, extra []azEntry) *sitetr
 	}
 	b.WriteString("\n\n")
 	for _, l := range letters {
-		fmt.Fprintf(&b, "## %s {#%s}\n\n", l, letterID(l))
+		// "## #" would be an empty heading (its "#" a closing sequence).
+		fmt.Fprintf(&b, "## %s {#%s}\n\n", strings.ReplaceAll(l, "#", "\\#"), letterID(l))
 		for _, e := range groups[l] {
 			title := strings.NewReplacer("[", "\\[", "]", "\\]").Replace(e.Title)
 			if e.Where != "" {

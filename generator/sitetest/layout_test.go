@@ -103,7 +103,7 @@ const measureJS = `(() => {
 	if (d.scrollWidth > cw) {
 		for (const el of document.body.querySelectorAll('*')) {
 			const r = el.getBoundingClientRect();
-			if (r.right > cw + 1 && r.width > 0) {
+			if (r.right > cw + 1) {
 				wide.push([r.right, el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\s+/).join('.') : '')]);
 			}
 		}

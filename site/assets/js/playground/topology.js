@@ -113,11 +113,14 @@ export function topologyWidget({ engine, presets, state, xml, defaultPreset, upd
         h('td', {}, String(x.cross_nic)),
         h('td', { 'data-v': x.steps }, String(x.steps) + (x.fallback ? ' (fallback)' : '')),
       ));
-      fill(graphs.body, 
+      const graphBox = scroller('Searched graphs');
+      graphBox.append(
         h('table', { class: 'pg-table', id: 'pg-graph-table' },
           h('caption', {}, 'Each graph NCCL searched: channels (after aligning ring and tree), per-channel bandwidth inside the node and to the network (GB/s), path types, search steps'),
           h('thead', {}, h('tr', {}, ['graph', 'channels', 'search channels', 'bw intra', 'bw inter', 'type intra/inter', 'same channels', 'cross NIC', 'steps'].map((t) => h('th', { scope: 'col' }, t)))),
-          h('tbody', {}, rows)),
+          h('tbody', {}, rows)));
+      fill(graphs.body,
+        graphBox,
         h('h3', {}, 'Channels'),
         h('ul', { class: 'pg-notes' }, r.graphs.flatMap((x) => x.channels.map((c, i) => h('li', {}, `${x.pattern} ${i}: ${c.net_in !== undefined ? `NET${c.net_in} → ` : ''}${(c.ranks || []).join(' → ')}${c.net_out !== undefined ? ` → NET${c.net_out}` : ''}`)))),
       );
