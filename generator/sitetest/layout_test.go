@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -115,6 +117,25 @@ const measureJS = `(() => {
 		H1Top: r.top + window.scrollY, H1Bottom: r.bottom + window.scrollY, InnerHeight: window.innerHeight, H1: h1 ? h1.textContent.trim() : ''});
 })()`
 
+// servedBrowser serves the sub-path build and starts Chromium on a blank
+// tab, both stopped when the test ends; d bounds the whole test.
+func servedBrowser(t *testing.T, extra map[string]http.Handler, d time.Duration) (context.Context, *httptest.Server) {
+	t.Helper()
+	srv := Serve(subSite.Public, subPath, extra)
+	t.Cleanup(srv.Close)
+	ctx, cancel, err := NewBrowser(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cancel)
+	ctx, tcancel := context.WithTimeout(ctx, d)
+	t.Cleanup(tcancel)
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, srv
+}
+
 // setViewport emulates a screen of the viewport's size.
 func setViewport(ctx context.Context, v viewport) error {
 	_, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
@@ -131,18 +152,7 @@ func screenshotDir() string { return filepath.Join(repoRoot, "screenshots", "pag
 // screenshot of each is saved in screenshots/pages/KIND-SIZE-THEME.png.
 func TestLayoutAtTwoSizes(t *testing.T) {
 	needSite(t)
-	srv := Serve(subSite.Public, subPath, AxeHandler(repoRoot))
-	defer srv.Close()
-	ctx, cancel, err := NewBrowser(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cancel()
-	ctx, tcancel := context.WithTimeout(ctx, 25*time.Minute)
-	defer tcancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatal(err)
-	}
+	ctx, srv := servedBrowser(t, AxeHandler(repoRoot), 25*time.Minute)
 	errs := consoleErrors(ctx)
 	if err := os.MkdirAll(screenshotDir(), 0o755); err != nil {
 		t.Fatal(err)
@@ -220,15 +230,7 @@ func TestLayoutAtTwoSizes(t *testing.T) {
 // menu button, which opens it without JavaScript.
 func TestEnvTargetAndMenu(t *testing.T) {
 	needSite(t)
-	srv := Serve(subSite.Public, subPath, nil)
-	defer srv.Close()
-	ctx, cancel, err := NewBrowser(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cancel()
-	ctx, tcancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer tcancel()
+	ctx, srv := servedBrowser(t, nil, 5*time.Minute)
 	for _, js := range []bool{true, false} {
 		for _, v := range viewports {
 			t.Run(fmt.Sprintf("%s/js=%t", v.name, js), func(t *testing.T) {

@@ -162,18 +162,7 @@ func consoleErrors(ctx context.Context) func() []string {
 // errors and no WCAG 2 A/AA violations, in the light and the dark theme.
 func TestPagesInBrowser(t *testing.T) {
 	needSite(t)
-	srv := Serve(subSite.Public, subPath, AxeHandler(repoRoot))
-	defer srv.Close()
-	ctx, cancel, err := NewBrowser(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cancel()
-	ctx, tcancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer tcancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatal(err)
-	}
+	ctx, srv := servedBrowser(t, AxeHandler(repoRoot), 3*time.Minute)
 	errs := consoleErrors(ctx)
 	pages := []struct{ path, wantH1 string }{
 		{"", "distributed-nav"},
