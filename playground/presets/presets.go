@@ -47,7 +47,7 @@ func readTable(fsys fs.FS, dir string) (map[string]entry, error) {
 	name := path.Join(dir, tableFile)
 	b, err := fs.ReadFile(fsys, name)
 	if err != nil {
-		return nil, printf.Errorf("presets table: %w", err)
+		return nil, fmt.Errorf("presets table: %w", err)
 	}
 	out := map[string]entry{}
 	groups := map[string]int{}
@@ -58,10 +58,10 @@ func readTable(fsys fs.FS, dir string) (map[string]entry, error) {
 		}
 		f := strings.Split(ln, "\t")
 		if len(f) != 3 || f[0] == "" || strings.TrimSpace(f[1]) == "" || strings.TrimSpace(f[2]) == "" {
-			return nil, printf.Errorf("%s:%d: want name, group and title separated by tabs", name, i+1)
+			return nil, fmt.Errorf("%s:%d: want name, group and title separated by tabs", name, i+1)
 		}
 		if prev, dup := out[f[0]]; dup {
-			return nil, printf.Errorf("%s:%d: %s is already listed at line %d", name, i+1, f[0], prev.line)
+			return nil, fmt.Errorf("%s:%d: %s is already listed at line %d", name, i+1, f[0], prev.line)
 		}
 		if _, ok := groups[f[1]]; !ok {
 			groups[f[1]] = len(groups)
@@ -128,7 +128,7 @@ func listFS(fsys fs.FS, dir string) ([]Preset, error) {
 		}
 		e, ok := table[name]
 		if !ok {
-			return nil, printf.Errorf("preset %s: no line in %s (name, group, title)", name, path.Join(dir, tableFile))
+			return nil, fmt.Errorf("preset %s: no line in %s (name, group, title)", name, path.Join(dir, tableFile))
 		}
 		delete(table, name)
 		out = append(out, Preset{Name: name, Description: desc, Group: e.group, Title: e.title, GroupOrder: e.order, xml: b})
@@ -141,7 +141,7 @@ func listFS(fsys fs.FS, dir string) ([]Preset, error) {
 		}
 	}
 	if extra != "" {
-		return nil, printf.Errorf("%s:%d: %s names no topology file", path.Join(dir, tableFile), at, extra)
+		return nil, fmt.Errorf("%s:%d: %s names no topology file", path.Join(dir, tableFile), at, extra)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
