@@ -24,7 +24,7 @@ func TestParseBytes(t *testing.T) {
 		err  bool
 	}{
 		{"0", 0, false}, {"4096", 4096, false}, {"64M", 64 << 20, false}, {"1 GiB", 1 << 30, false}, {"2kb", 2048, false},
-		{"-5", 0, true}, {"1e9", 0, true}, {"", 0, true}, {"M", 0, true}, {"99999999999999999999T", 0, true}, {"18446744073709551615", 0, true},
+		{"-5", 0, true}, {"1e9", 1000000000, false}, {"1.5GiB", 3 << 29, false}, {"1.3K", 0, true}, {"", 0, true}, {"M", 0, true}, {"99999999999999999999T", 0, true}, {"18446744073709551615", 0, true},
 	} {
 		got, err := ParseBytes(tc.in)
 		if (err != nil) != tc.err || got != tc.want {

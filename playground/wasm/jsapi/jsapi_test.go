@@ -163,7 +163,7 @@ func TestBadInput(t *testing.T) {
 		{"bad coll", "tune", obj(map[string]any{"preset": "h100-sxm-8x", "coll": "alltoall"}), "coll"},
 		{"negative bytes", "estimate", obj(map[string]any{"preset": "h100-sxm-8x", "coll": "allreduce", "bytes": "-5"}), "bytes"},
 		{"absurd bytes", "estimate", obj(map[string]any{"preset": "h100-sxm-8x", "coll": "allreduce", "bytes": "99999999999999999999T"}), "bytes"},
-		{"float bytes", "estimate", obj(map[string]any{"preset": "h100-sxm-8x", "coll": "allreduce", "bytes": "1e9"}), "bytes"},
+		{"fractional bytes", "estimate", obj(map[string]any{"preset": "h100-sxm-8x", "coll": "allreduce", "bytes": "1.3K"}), "bytes"},
 		{"bad dtype", "estimate", obj(map[string]any{"preset": "h100-sxm-8x", "coll": "allreduce", "bytes": "1M", "dtype": "complex"}), "dtype"},
 		{"request not an object", "topo", 42, ""},
 		{"no request", "tune", nil, ""},
