@@ -24,16 +24,22 @@ const (
 // on an NVSwitch system, where every hop of the physical view runs through
 // the one switch box, the circle shows the order the ranks follow.
 type ringView struct {
-	x0, y0    float64 // top left corner of the panel
-	W, H      float64 // size of the whole figure with the panel
-	cx, cy, r float64
-	n         int // GPUs on the circle (system GPU indices 0..n-1)
+	ox, oy, scale float64 // where the panel sits in the figure, and its scale
+	W, H          float64 // size of the whole figure with the panel
+	cx, cy, r     float64 // the circle, in the panel's own units
+	n             int     // GPUs on the circle (system GPU indices 0..n-1)
 }
+
+// ringMaxScale bounds how much the panel grows below a wide physical view.
+const ringMaxScale = 2.2
 
 // newRingView places the circle panel beside a physical view of physW x
 // physH, or below it when the physical view is much wider than the panel
-// (so that the figure keeps a shape that fits a column); it returns nil
-// when there is nothing to draw.
+// (so that the figure keeps a shape that fits a column). Below a wide view
+// the panel is scaled up to about half the figure's width, so that when
+// the whole figure is shrunk to its column the circle's labels stay as
+// large as the physical view's. It returns nil when there is nothing to
+// draw.
 func newRingView(a *topo.Analysis, g *graph.Graph, physW, physH float64) *ringView {
 	n := a.System.Count(topo.GPU)
 	if g == nil || len(g.Channels) == 0 || n < 2 || n > ringMaxGPU {
@@ -41,16 +47,17 @@ func newRingView(a *topo.Analysis, g *graph.Graph, physW, physH float64) *ringVi
 	}
 	r := math.Min(math.Max(float64(n)*17, 72), 230)
 	side := 2*(ringPad+r) + 8
-	v := &ringView{n: n, r: r}
+	v := &ringView{n: n, r: r, scale: 1}
 	if physW > 1.6*side {
-		v.x0, v.y0 = (physW-side)/2, physH
-		v.W, v.H = physW, physH+ringTop+side
+		v.scale = math.Min(math.Max(0.5*physW/side, 1), ringMaxScale)
+		v.ox, v.oy = (physW-side*v.scale)/2, physH
+		v.W, v.H = physW, physH+(ringTop+side)*v.scale
 	} else {
-		v.x0, v.y0 = physW+ringGap, 0
+		v.ox, v.oy = physW+ringGap, 0
 		v.W, v.H = physW+ringGap+side, math.Max(physH, ringTop+side)
 	}
-	v.cx = v.x0 + ringPad + r
-	v.cy = v.y0 + ringTop + ringPad + r
+	v.cx = ringPad + r
+	v.cy = ringTop + ringPad + r
 	return v
 }
 
@@ -120,8 +127,8 @@ func (v *ringView) draw(b *builder, a *topo.Analysis, g *graph.Graph, opts Topol
 	}
 	b.s(`<g class="pg-ring" role="img"`)
 	b.attr("aria-label", "The same channels on a circle of the host's GPUs: "+strings.Join(desc, "; "))
-	b.s(`>`)
-	b.text(v.x0+8, v.y0+22, "pg-ring-title", "", "Channel order, GPUs on a circle")
+	b.s(` transform="translate(`, num(v.ox), ",", num(v.oy), `) scale(`, num(v.scale), `)">`)
+	b.text(8, 22, "pg-ring-title", "", "Channel order, GPUs on a circle")
 	b.s(`<circle class="pg-ring-guide"`)
 	b.fattr("cx", v.cx)
 	b.fattr("cy", v.cy)

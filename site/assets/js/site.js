@@ -26,6 +26,8 @@ function setupThemeToggle() {
     render();
   });
   window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", render);
+  // Whatever sets the theme (another tab's choice, a test), the label follows.
+  new MutationObserver(render).observe(root, { attributes: true, attributeFilter: ["data-theme"] });
 }
 
 setupThemeToggle();
