@@ -83,13 +83,21 @@ type ChartOptions struct {
 	XUnit, YUnit   Unit
 	// YLog makes the Y axis logarithmic.
 	YLog bool
-	// Width and Height of the whole SVG; zero means 880 x 440.
+	// Width and Height of the plot with its axes; zero means 720 x 400.
+	// The legend adds its rows below.
 	Width, Height float64
 	// Winners, when not empty, are drawn as a band under the X axis.
 	Winners []Segment
 	// Marks are drawn as dashed vertical lines with their labels.
 	Marks []Mark
 }
+
+// Legend geometry under a chart, in SVG units.
+const (
+	legendX0   = 40.0
+	legendColW = 220.0
+	legendRowH = 22.0
+)
 
 // chartArea holds the scales of one chart.
 type chartArea struct {
@@ -127,13 +135,23 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 func TimeChart(series []Series, opts ChartOptions) string {
 	w, h := opts.Width, opts.Height
 	if w <= 0 {
-		w = 880
+		w = 720
 	}
 	if h <= 0 {
-		h = 440
+		h = 400
 	}
-	legendW := 210.0
-	c := &chartArea{x0: 78, x1: w - legendW - 16, y0: 40, y1: h - 64, ylog: opts.YLog, xu: opts.XUnit, yu: opts.YUnit}
+	// The legend sits under the plot in columns, so that the plot keeps
+	// the figure's width and the text stays large once the figure is
+	// shrunk to a narrow column.
+	named := 0
+	for _, s := range series {
+		if s.Name != "" {
+			named++
+		}
+	}
+	legendCols := max(1, int((w-legendX0)/legendColW))
+	legendRows := (named + legendCols - 1) / legendCols
+	c := &chartArea{x0: 88, x1: w - 20, y0: 40, y1: h - 64, ylog: opts.YLog, xu: opts.XUnit, yu: opts.YUnit}
 	if len(opts.Winners) > 0 {
 		c.y1 -= 26
 	}
@@ -160,7 +178,7 @@ func TimeChart(series []Series, opts ChartOptions) string {
 		}
 	}
 	var b builder
-	b.openSVG("pg-chart", opts.Label, w, h)
+	b.openSVG("pg-chart", opts.Label, w, h+float64(legendRows)*legendRowH)
 	if len(xs) == 0 || len(ys) == 0 {
 		b.text(w/2, h/2, "pg-axis-label", "middle", "no data")
 		b.s("</svg>")
@@ -278,15 +296,15 @@ func TimeChart(series []Series, opts ChartOptions) string {
 		b.s(`</g>`)
 	}
 
-	// Legend.
-	lx := c.x1 + 18
+	// Legend, row by row under the axis label.
 	b.s(`<g class="pg-chart-legend">`)
 	k := 0
 	for _, s := range series {
 		if s.Name == "" {
 			continue
 		}
-		y := c.y0 + 8 + float64(k)*20
+		lx := legendX0 + float64(k%legendCols)*legendColW
+		y := h + 12 + float64(k/legendCols)*legendRowH
 		k++
 		b.s(`<g class="`, Escape(s.Class), `">`)
 		switch s.Kind {
@@ -308,7 +326,7 @@ func TimeChart(series []Series, opts ChartOptions) string {
 			b.fattr("y2", y-4)
 			b.s(`/>`)
 		}
-		b.text(lx+30, y, "pg-legend-text", "", clip(s.Name, 24))
+		b.text(lx+30, y, "pg-legend-text", "", clip(s.Name, 26))
 		b.s(`</g>`)
 	}
 	b.s(`</g></svg>`)
