@@ -74,7 +74,7 @@ export function doctorWidget({ update }) {
     outputs,
     request() {
       if (log.value.trim() === '' && env.value.trim() === '') {
-        fill(rep.body, h('p', {}, 'Paste a log or an environment listing above to diagnose it.'));
+        fill(rep.body, h('p', {}, 'Paste a log or an environment listing into the box to diagnose it.'));
         return { idle: true };
       }
       if (log.value.length > MAX_LOG) return { error: { field: 'log', message: `The log is ${(log.value.length / 1048576).toFixed(1)} MB; the limit here is ${mib(MAX_LOG)}.` } };
