@@ -85,8 +85,10 @@ func (b *builder) correctionsPage() *sitetree.Page {
 		}
 		var srcs []string
 		for _, s := range c.Sources {
-			// <wbr> after each "/" lets a long path wrap between directories.
-			srcs = append(srcs, fmt.Sprintf("[%s](%s)", strings.ReplaceAll(escapeCell(corrections.ShortSource(s)), "/", "/<wbr>"), s))
+			// <wbr> after each "/" and before the line range lets a long
+			// path wrap between directories and before its lines.
+			label := strings.ReplaceAll(escapeCell(corrections.ShortSource(s)), "/", "/<wbr>")
+			srcs = append(srcs, fmt.Sprintf("[%s](%s)", strings.Replace(label, "#", "<wbr>#", 1), s))
 		}
 		fmt.Fprintf(&body, "| %s | “%s” | %s | %s | %s |\n", where, escapeCell(c.Quote), c.VerdictLabel(),
 			escapeCell(strings.Join(strings.Fields(c.Correction), " ")), strings.Join(srcs, "<br>"))
