@@ -122,7 +122,7 @@ export function topologyWidget({ engine, presets, state, xml, defaultPreset, upd
       fill(graphs.body,
         graphBox,
         h('h3', {}, 'Channels'),
-        h('ul', { class: 'pg-notes' }, r.graphs.flatMap((x) => x.channels.map((c, i) => h('li', {}, `${x.pattern} ${i}: ${c.net_in !== undefined ? `NET${c.net_in} → ` : ''}${(c.ranks || []).join(' → ')}${c.net_out !== undefined ? ` → NET${c.net_out}` : ''}`)))),
+        h('ul', { class: 'pg-notes', id: 'pg-channel-list' }, r.graphs.flatMap((x) => channelRuns(x).map((t) => h('li', {}, t)))),
       );
 
       const counts = { P2P: 0, SHM: 0, NET: 0 };
@@ -165,3 +165,18 @@ export function topologyWidget({ engine, presets, state, xml, defaultPreset, upd
   };
 }
 
+// channelRuns lists a graph's channels, one line per run of consecutive
+// channels with the same order ("RING 0–11: 0 → 1 → … → 7"), so that twelve
+// copies of one ring read as one line.
+function channelRuns(x) {
+  const order = (c) => `${c.net_in !== undefined ? `NET${c.net_in} → ` : ''}${(c.ranks || []).join(' → ')}${c.net_out !== undefined ? ` → NET${c.net_out}` : ''}`;
+  const out = [];
+  let from = 0;
+  for (let i = 1; i <= x.channels.length; i++) {
+    if (i < x.channels.length && order(x.channels[i]) === order(x.channels[from])) continue;
+    const ids = i - 1 > from ? `${from}–${i - 1}` : String(from);
+    out.push(`${x.pattern} ${ids}: ${order(x.channels[from])}`);
+    from = i;
+  }
+  return out;
+}
