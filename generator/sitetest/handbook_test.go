@@ -84,6 +84,17 @@ func TestHandbookPDF(t *testing.T) {
 	if missing > 10 {
 		t.Errorf("... and %d more env vars missing", missing-10)
 	}
+	// Printed, each variable is a stacked block whose cells carry their
+	// column's name (data-label): every row prints "Default:" and
+	// "Source:", and no label is taken from a column's position.
+	for _, label := range []string{"Default: ", "Source: "} {
+		if n := strings.Count(flat, label); n < len(rows) {
+			t.Errorf("the PDF holds %q %d times, fewer than the %d env rows", label, n, len(rows))
+		}
+	}
+	if strings.Contains(flat, "· component ") {
+		t.Error("the printed env table labels a cell by its position (\"· component\")")
+	}
 	// Pages as PNG for a person to look at: cover, contents, first chapter.
 	out := filepath.Join(repoRoot, "screenshots", "handbook")
 	if err := os.MkdirAll(out, 0o755); err != nil {

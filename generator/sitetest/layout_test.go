@@ -189,6 +189,26 @@ func TestLayoutAtTwoSizes(t *testing.T) {
 					if f.ScrollWidth > f.ClientWidth {
 						t.Errorf("%s: the document is %d px wide in a %d px window: %s", theme, f.ScrollWidth, f.ClientWidth, strings.Join(f.Wide, ", "))
 					}
+					if k.widget && !v.mobile {
+						// Beside the inputs, the results get the width the
+						// site's navigation (behind the menu button) leaves.
+						const wide = `(() => { const r = document.querySelector('.pg-results'); const nav = document.getElementById('site-nav');
+							return JSON.stringify({results: r ? r.getBoundingClientRect().width : 0, nav: getComputedStyle(nav).display, width: document.documentElement.clientWidth}); })()`
+						raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](wide))
+						if err != nil {
+							t.Fatal(err)
+						}
+						var w struct {
+							Results, Width float64
+							Nav            string
+						}
+						if err := json.Unmarshal([]byte(raw), &w); err != nil {
+							t.Fatal(err)
+						}
+						if w.Nav != "none" || w.Results < 0.6*w.Width {
+							t.Errorf("%s: the results are %.0f px wide in a %.0f px window (navigation display %q); want 60%% or more with the navigation behind the menu", theme, w.Results, w.Width, w.Nav)
+						}
+					}
 					if f.H1 == "" || f.H1Top < 0 || f.H1Bottom > f.InnerHeight {
 						t.Errorf("%s: the <h1> %q spans %.0f-%.0f px, not within the first screen (%.0f px)", theme, f.H1, f.H1Top, f.H1Bottom, f.InnerHeight)
 					}
