@@ -30,7 +30,7 @@ func azPage(text sitetext.Page, pages []*sitetree.Page, extra []azEntry) *sitetr
 	sort.SliceStable(entries, func(i, j int) bool {
 		a, b := strings.ToLower(entries[i].Title), strings.ToLower(entries[j].Title)
 		if a != b {
-			return a < b
+			return naturalLess(a, b)
 		}
 		return entries[i].URL < entries[j].URL
 	})
@@ -81,4 +81,37 @@ func letterID(l string) string {
 		return "other"
 	}
 	return "letter-" + strings.ToLower(l)
+}
+
+// naturalLess orders a before b with runs of digits compared as numbers,
+// so that "2. WorkNCCL" comes before "10. NCCL Protocol".
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+// digitRun is the length of the run of ASCII digits that s starts with.
+func digitRun(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }
