@@ -112,13 +112,7 @@ const ncclsimURL = "/playground/ncclsim/"
 // cliLine names the terminal command that prints the same numbers, linking the page about
 // ncclsim when content/pages has one.
 func (b *builder) cliLine(widget, preset string) string {
-	cmd := map[string]string{
-		"topology":   "ncclsim topo --preset " + preset,
-		"algorithms": "ncclsim tune --preset " + preset,
-		"estimator":  "ncclsim estimate --preset " + preset + " --coll allreduce --bytes 268435456",
-		"step":       "ncclsim step --preset " + preset + " --model ddp --params 1.5e9 --forward-ms 60 --backward-ms 120",
-		"doctor":     "ncclsim doctor --log FILE --env FILE",
-	}[widget]
+	cmd := "ncclsim " + cliCommand(widget, preset)
 	for _, n := range b.prose {
 		if n.URL == ncclsimURL {
 			return "The same numbers in a terminal, with [ncclsim](" + ncclsimURL + "): `" + cmd + "`.\n"
