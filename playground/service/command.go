@@ -55,6 +55,12 @@ func Command(cmd string, req *Request) string {
 		}
 	case "step":
 		args = append(args, stepArgs(req)...)
+	case "compare":
+		// The pasted text, saved as a file.
+		args = append(args, "--nccl-tests", "FILE")
+		if f := strings.ToLower(strings.TrimSpace(req.Fabric)); f != "" && f != "auto" {
+			args = append(args, "--fabric", f)
+		}
 	}
 	args = append(args, "--json")
 	for i, a := range args {
@@ -135,7 +141,7 @@ func stepArgs(req *Request) []string {
 
 // ParseCommand reads back a command line Command wrote (without the
 // leading "ncclsim", split into arguments, quotes removed): the question
-// ("topo", "tune", "estimate" or "step") and its request. A pasted
+// ("topo", "tune", "estimate", "step" or "compare") and its request. A pasted
 // topology keeps only its file name in XMLName; the caller supplies XML.
 // It accepts exactly the flags Command writes (--name value or
 // --name=value), so the two stay inverse (TestCommandRoundTrip); ncclsim's
@@ -165,6 +171,10 @@ func ParseCommand(args []string) (string, *Request, error) {
 			str[k] = v
 		}
 		bools["first-iteration"] = &in.FirstIteration
+	case "compare":
+		// The name given to --nccl-tests is not kept: the text itself
+		// comes with the request (Request.NCCLTests).
+		str["fabric"], str["nccl-tests"] = &req.Fabric, new(string)
 	default:
 		return "", nil, fmt.Errorf("unknown question %q", q)
 	}

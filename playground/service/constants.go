@@ -68,6 +68,8 @@ type Limits struct {
 	LogBytes     int `json:"logBytes"`
 	EnvDumpBytes int `json:"envDumpBytes"`
 	MaxChannels  int `json:"maxChannels"`
+	// NCCLTestsBytes bounds the estimator's pasted nccl-tests output.
+	NCCLTestsBytes int `json:"ncclTestsBytes"`
 }
 
 // EstimateDefaults are the estimator page's opening inputs.
@@ -114,7 +116,7 @@ func Constants() PageConstants {
 		DefaultPreset:   DefaultPreset,
 		EstimatorPreset: EstimatorDefaultPreset,
 		Limits: Limits{XMLBytes: MaxXMLBytes, Nodes: topo.MaxHosts, EnvVars: MaxEnvVars, EnvLen: MaxEnvLen,
-			LogBytes: MaxLogBytes, EnvDumpBytes: MaxEnvDumpSize, MaxChannels: tune.MaxChannels},
+			LogBytes: MaxLogBytes, EnvDumpBytes: MaxEnvDumpSize, MaxChannels: tune.MaxChannels, NCCLTestsBytes: MaxNCCLTestsBytes},
 		Colls:       colls,
 		DefaultColl: "allreduce",
 		P2P:         []Option{{"auto", "from the topology"}, {"all", "all pairs"}, {"none", "none (GeForce)"}, {"nvlink", "NVLink pairs only"}},

@@ -2,10 +2,12 @@ package service
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/distributed-nav/distributed-nav/playground/compare"
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
 	"github.com/distributed-nav/distributed-nav/playground/figure"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
@@ -24,13 +26,24 @@ const EstimatorDefaultPreset = "rtx4090-2x-2socket"
 // sources. The figures are "busbw" and "time" (model and calibrated
 // curves, the band, the measured points linked to their sources) and
 // "estimate" (the table at the chosen size, with formulas).
+//
+// With the user's nccl-tests output (Request.NCCLTests), Compare is the
+// answer `ncclsim compare --json` gives for it on the same system,
+// CompareDrawn says whether its points are on the curves (the run is of
+// the chosen collective), CompareCommand is that command line, and the
+// figure "compare" is its table per size; a problem with the text is
+// CompareError (the curves stay).
 type EstimatorPage struct {
-	Result       *EstimateResult `json:"result"`
-	Sweep        Sweep           `json:"sweep"`
-	Measurements []Measurement   `json:"measurements"`
-	Problems     []Problem       `json:"problems"`
-	Command      string          `json:"command"`
-	Figures      []Figure        `json:"-"`
+	Result         *EstimateResult `json:"result"`
+	Sweep          Sweep           `json:"sweep"`
+	Measurements   []Measurement   `json:"measurements"`
+	Problems       []Problem       `json:"problems"`
+	Command        string          `json:"command"`
+	Compare        *CompareResult  `json:"compare,omitempty"`
+	CompareDrawn   bool            `json:"compare_drawn,omitempty"`
+	CompareCommand string          `json:"compare_command,omitempty"`
+	CompareError   *FieldError     `json:"compare_error,omitempty"`
+	Figures        []Figure        `json:"-"`
 }
 
 // Sweep is the estimator's curves, one value per size (null where the
@@ -113,10 +126,30 @@ func (s *Service) EstimatorPage(ctx context.Context, req *Request) (*EstimatorPa
 		}
 		p.Measurements = append(p.Measurements, m)
 	}
+	var yours *compare.Result
+	if strings.TrimSpace(req.NCCLTests) != "" {
+		if len(req.NCCLTests) > MaxNCCLTestsBytes {
+			p.CompareError = &FieldError{Field: "nccl_tests", Message: "the pasted text is " + strconv.Itoa(len(req.NCCLTests)) + " bytes; the limit is " + strconv.Itoa(MaxNCCLTestsBytes)}
+		} else if c, err := s.Compare(ctx, req, CompareRequest{NCCLTests: NCCLTestsInput{Text: strings.NewReader(req.NCCLTests), Name: "pasted output"}}); err != nil {
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				fe = &FieldError{Field: "nccl_tests", Message: err.Error()}
+			}
+			p.CompareError = fe
+		} else {
+			p.Compare, p.CompareCommand = c, Command("compare", req)
+			if strings.EqualFold(c.Coll, f.String()) {
+				p.CompareDrawn, yours = true, c.Result
+			}
+		}
+	}
 	p.Figures = []Figure{
-		{"busbw", estimatorChart(es, f, sweep, match, true)},
-		{"time", estimatorChart(es, f, sweep, match, false)},
+		{"busbw", estimatorChart(es, f, sweep, match, yours, true)},
+		{"time", estimatorChart(es, f, sweep, match, yours, false)},
 		{"estimate", estimateTable(es, e, f)},
+	}
+	if p.Compare != nil {
+		p.Figures = append(p.Figures, Figure{"compare", compareTable(p.Compare.Result)})
 	}
 	return p, nil
 }
@@ -131,7 +164,7 @@ func linkable(u string) string {
 
 // estimatorChart draws busbw (or time) against size: NCCL's model, the
 // calibrated estimate with its error band, and the measured points.
-func estimatorChart(es *estimate.System, f tune.Func, sweep []estimate.Estimate, sets []*estimate.Dataset, busbw bool) string {
+func estimatorChart(es *estimate.System, f tune.Func, sweep []estimate.Estimate, sets []*estimate.Dataset, yours *compare.Result, busbw bool) string {
 	bf := tune.BusBwFactor(f, es.Model().Sys.NRanks)
 	model := figure.Series{Name: "NCCL model", Class: "pg-s1 pg-dash1"}
 	cal := figure.Series{Name: "calibrated", Class: "pg-s0 pg-dash2"}
@@ -172,6 +205,9 @@ func estimatorChart(es *estimate.System, f tune.Func, sweep []estimate.Estimate,
 				Title: d.ID + " at " + figure.Bytes(float64(r.Bytes)) + ": " + valueText(v, busbw) + " (" + d.Source.Title + ")"})
 		}
 		series = append(series, s)
+	}
+	if yours != nil {
+		series = append(series, yourSeries(yours, busbw))
 	}
 	opts := figure.ChartOptions{XLabel: "message size (nccl-tests size)", XUnit: figure.UnitBytes, YLog: true}
 	if busbw {
@@ -235,5 +271,53 @@ func estimateTable(es *estimate.System, e *estimate.Estimate, f tune.Func) strin
 		Head:    []string{"estimate", "algorithm/protocol", "time (µs)", "algbw (GB/s)", "busbw (GB/s)"},
 		Class:   "pg-estimate",
 		Rows:    []figure.Row{row("NCCL model", e.Model, mf), row("calibrated", c.Prediction, cf)},
+	})
+}
+
+// yourSeries is the user's run as markers over the estimator's curves.
+func yourSeries(c *compare.Result, busbw bool) figure.Series {
+	s := figure.Series{Name: "your run (" + strconv.Itoa(len(c.Rows)) + " sizes)", Class: "pg-s3 pg-yours", Kind: figure.Markers}
+	for _, r := range c.Rows {
+		v := r.MeasuredBusBw
+		if !busbw {
+			v = r.MeasuredTimeUs
+		}
+		s.Points = append(s.Points, figure.Point{X: float64(r.Bytes), Y: v,
+			Title: "your run at " + figure.Bytes(float64(r.Bytes)) + " (line " + strconv.Itoa(r.Line) + "): " + valueText(v, busbw)})
+	}
+	return s
+}
+
+// compareTable lists the user's run per size next to the model, the
+// calibrated estimate and its band.
+func compareTable(c *compare.Result) string {
+	num := func(v float64) figure.Cell { return figure.Cell{Text: figure.Fixed(v, 2), Value: jsonNumber(v, 64)} }
+	pct := func(v *float64) figure.Cell {
+		if v == nil {
+			return figure.Cell{Text: "–"}
+		}
+		return figure.Cell{Text: figure.Fixed(*v, 1), Value: jsonNumber(*v, 64)}
+	}
+	var rows []figure.Row
+	for _, r := range c.Rows {
+		band := figure.Fixed(r.BandLow, 2) + "–"
+		if r.BandHigh != nil {
+			band += figure.Fixed(*r.BandHigh, 2)
+		} else {
+			band += "∞"
+		}
+		if r.InBand {
+			band += " ✓"
+		}
+		rows = append(rows, figure.Row{Attr: "compare", Cells: []figure.Cell{
+			{Text: figure.Bytes(float64(r.Bytes)), Value: strconv.FormatUint(r.Bytes, 10)},
+			num(r.MeasuredBusBw), num(r.ModelBusBw), num(r.CalibratedBusBw), {Text: band}, pct(r.ErrorPct), pct(r.ModelErrorPct),
+		}})
+	}
+	return figure.Table(figure.TableSpec{
+		Caption: "Your " + c.Coll + " run on " + strconv.Itoa(c.NRanks) + " ranks: measured busbw (out-of-place) next to NCCL's model and the calibrated estimate with its band; error = (predicted − measured) / measured",
+		Head:    []string{"size", "measured busbw (GB/s)", "NCCL model (GB/s)", "calibrated (GB/s)", "band (GB/s)", "error (%)", "model error (%)"},
+		Class:   "pg-compare",
+		Rows:    rows,
 	})
 }

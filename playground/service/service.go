@@ -45,14 +45,18 @@ import (
 // Input limits. A topology dump of a real 8-GPU host is 10-60 KB; anything
 // beyond MaxXMLBytes is refused before parsing.
 const (
-	MaxXMLBytes   = 2 << 20 // 2 MiB
-	MaxEnvVars    = 64
-	MaxEnvLen     = 4096 // bytes per NAME=VALUE
-	MaxNodes      = topo.MaxHosts
-	MaxTextBytes  = 4 << 20 // doctor logs
-	defaultWait   = 60 * time.Second
-	maxHostCache  = 32
-	maxModelCache = 32
+	MaxXMLBytes  = 2 << 20 // 2 MiB
+	MaxEnvVars   = 64
+	MaxEnvLen    = 4096 // bytes per NAME=VALUE
+	MaxNodes     = topo.MaxHosts
+	MaxTextBytes = 4 << 20 // doctor logs
+	// MaxNCCLTestsBytes bounds the nccl-tests output pasted on the
+	// estimator page (a results table with its console log fits many
+	// times over).
+	MaxNCCLTestsBytes = 2 << 20
+	defaultWait       = 60 * time.Second
+	maxHostCache      = 32
+	maxModelCache     = 32
 )
 
 // FieldError is a problem with one input; Field names it ("preset", "xml",
@@ -100,6 +104,10 @@ type Request struct {
 	Fabric string
 	// Step holds the inputs of a DDP / FSDP2 step projection.
 	Step StepInputs
+	// NCCLTests, on the estimator page, is the user's nccl-tests output
+	// (at most MaxNCCLTestsBytes): compared as `ncclsim compare` does and
+	// drawn over the curves; empty for none.
+	NCCLTests string
 	// Graph and Channel select the channels the topology figure draws.
 	Graph   string
 	Channel int

@@ -104,6 +104,7 @@ func TestCommandRoundTrip(t *testing.T) {
 		{PageStep, Request{Preset: "a100-sxm-8x", Dtype: "fp16", Step: StepInputs{Mode: "fsdp", Params: "7B", Layers: "40", ForwardMs: "100", BackwardMs: "200", OptimizerMs: "5", Reshard: "false", ReduceDtype: "fp32", Timing: "model"}}},
 		{PageStep, Request{Preset: "rtx4090-8x", Step: StepInputs{Mode: "ddp", Params: "1.5B", TensorsPerLayer: "4", BucketCapMB: "50", FirstIteration: true, ForwardMs: "60", BackwardMs: "120"}}},
 		{PageStep, Request{Preset: "rtx4090-2x", Step: StepInputs{Mode: "ddp", Params: "1B", GPU: "RTX-4090", Batch: "4", SeqLen: "4096", MFU: "0.5", Optimizer: "sgd"}}},
+		{"compare", Request{Preset: "rtx4090-2x-2socket", Fabric: "tcp", Env: []string{"NCCL_PROTO=Simple"}}},
 	} {
 		line := Command(tc.q, &tc.req)
 		args := strings.Fields(line)

@@ -18,8 +18,9 @@
 // A request is a plain object: {preset | xml, xmlName, nodes, p2p, env:
 // ["NAME=VALUE", ...], coll, bytes, dtype, fabric, graph, channel, mode,
 // params, bucketCapMb, firstIteration, layers, tensorsPerLayer, forwardMs,
-// backwardMs, optimizerMs, reshard, reduceDtype, shardDtype, timing,
-// timeoutMs, onProgress(polls)}. A reply is {json, figures: {name: markup}};
+// backwardMs, optimizerMs, reshard, reduceDtype, shardDtype, timing, gpu,
+// batch, seqLen, mfu, optimizer, ncclTests (the estimator's pasted
+// nccl-tests output), timeoutMs, onProgress(polls)}. A reply is {json, figures: {name: markup}};
 // on any failure json is the error object {"error": {"field", "name",
 // "message"}}. The pages run the module inside a Web Worker
 // (site/assets/js/playground/worker.js) so that long searches never block
@@ -228,6 +229,9 @@ func request(args []js.Value) (*service.Request, error) {
 	if req.XMLName, err = str("xmlName", 256); err != nil {
 		return nil, err
 	}
+	if req.NCCLTests, err = str("ncclTests", service.MaxNCCLTestsBytes); err != nil {
+		return nil, err
+	}
 	for _, f := range []struct {
 		name string
 		dst  *string
@@ -235,7 +239,8 @@ func request(args []js.Value) (*service.Request, error) {
 		{"mode", &req.Step.Mode}, {"params", &req.Step.Params}, {"bucketCapMb", &req.Step.BucketCapMB}, {"layers", &req.Step.Layers},
 		{"tensorsPerLayer", &req.Step.TensorsPerLayer}, {"forwardMs", &req.Step.ForwardMs}, {"backwardMs", &req.Step.BackwardMs},
 		{"optimizerMs", &req.Step.OptimizerMs}, {"reshard", &req.Step.Reshard}, {"reduceDtype", &req.Step.ReduceDtype},
-		{"shardDtype", &req.Step.ShardDtype}, {"timing", &req.Step.Timing}} {
+		{"shardDtype", &req.Step.ShardDtype}, {"timing", &req.Step.Timing}, {"gpu", &req.Step.GPU}, {"batch", &req.Step.Batch},
+		{"seqLen", &req.Step.SeqLen}, {"mfu", &req.Step.MFU}, {"optimizer", &req.Step.Optimizer}} {
 		if *f.dst, err = str(f.name, 256); err != nil {
 			return nil, err
 		}

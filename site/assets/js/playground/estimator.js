@@ -1,11 +1,17 @@
 // Estimator page: busbw and time against size for one collective, NCCL's
 // model next to the calibrated estimate with its error band, and the
 // published measurements of the same system as points linked to their
-// sources. Opens on the RTX 4090 box with P2P unavailable.
+// sources. Opens on the RTX 4090 box with P2P unavailable. The reader's
+// own nccl-tests output, pasted in the box, is compared by the service as
+// `ncclsim compare` does and drawn over the curves.
 import { h, fill, field, select, section, setHTML, scroller, setError, commandBar } from './ui.js';
 import { systemPicker } from './system.js';
 import { envEditor } from './env.js';
-import { COLLS, DTYPES, FABRICS, ESTIMATOR_PRESET, ESTIMATE } from './constants.js';
+import { COLLS, DTYPES, FABRICS, ESTIMATOR_PRESET, ESTIMATE, LIMITS, mib } from './constants.js';
+
+// base is the site's root (<html data-base>, Hugo's relURL of "").
+const base = new URL(document.documentElement.dataset.base || '/', document.baseURI).href;
+const join = (els) => els.flatMap((e, i) => (i ? [', ', e] : [e]));
 
 
 export function estimatorWidget({ engine, presets, state, xml, update }) {
@@ -23,6 +29,12 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
   fabric.name = 'fabric';
   const fFabric = field({ label: 'Network between nodes', control: fabric });
   const env = envEditor({ state, onChange: update });
+  // The reader's own run, read by the service's nccl-tests parser; not kept
+  // in the address (too long for a link).
+  const paste = h('textarea', { name: 'nccl_tests', rows: '6', spellcheck: 'false', autocomplete: 'off', wrap: 'off',
+    placeholder: '#       size         count      type   redop    root     time   algbw   busbw #wrong ...' });
+  const fPaste = field({ label: 'Paste your nccl-tests output', control: paste, wide: true,
+    hint: 'all_reduce_perf and friends: the console log or only the table; the collective and rank count come from it' });
   let timer = 0;
   collSel.addEventListener('change', update);
   dtype.addEventListener('change', update);
@@ -35,12 +47,18 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
     clearTimeout(timer);
     update();
   });
+  paste.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(update, 400);
+  });
 
   const cmd = commandBar();
   const est = section('At the chosen size', 'pg-estimate');
   const busbw = section('Bus bandwidth against size', 'pg-busbw');
   const time = section('Time against size', 'pg-time');
   const meas = section('Published measurements of this system', 'pg-measurements');
+  const yours = section('Your run next to the estimate', 'pg-compare');
+  yours.el.hidden = true;
   const busWrap = h('div', { class: 'pg-figure' });
   const timeWrap = h('div', { class: 'pg-figure' });
   const detail = h('p', { class: 'pg-detail', 'aria-live': 'polite' }, 'Tab to a measured point to read it; Enter opens its source.');
@@ -51,10 +69,38 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
     if (g && g.tagName !== 'svg') detail.textContent = g.getAttribute('aria-label');
   };
   busWrap.addEventListener('focusin', showDetail);
-  const outputs = h('div', {}, cmd.el, est.el, busbw.el, time.el, meas.el);
+  const outputs = h('div', {}, cmd.el, est.el, busbw.el, time.el, yours.el, meas.el);
+
+  // renderCompare shows the comparison of the pasted run, or the reason it
+  // could not be read next to the box (the curves stay).
+  const renderCompare = (d) => {
+    const c = d.compare;
+    setError(fPaste, d.compare_error ? d.compare_error.message : '');
+    if (!c) {
+      yours.el.hidden = true;
+      fill(yours.body);
+      return;
+    }
+    yours.el.hidden = false;
+    const t = scroller('Your run per size');
+    setHTML(t, d.figures.compare);
+    const s = c.summary;
+    const parts = [h('p', { id: 'pg-compare-summary' }, `${c.coll} on ${c.nranks} ranks (table at line ${c.header_line}; collective from the ${c.coll_from}, rank count from the ${c.nranks_from})` +
+      (s.median_error_pct === null ? '.' : `: at sizes ≥ 1 MiB the calibrated estimate is off by ${s.median_error_pct.toFixed(1)} % (median), NCCL’s model by ${s.model_median_error_pct.toFixed(1)} %; ${s.points_in_band} of ${s.points} points lie within the band.`)),
+    d.compare_drawn ? h('p', {}, 'Your points are drawn over the curves above (“your run” in the legend).') : h('p', {}, `Your run is ${c.coll}; choose that collective above to see its points over the curves.`), t,
+    h('p', {}, 'Same numbers from the command line (save the pasted text as FILE): ', h('code', { id: 'pg-compare-command' }, d.compare_command))];
+    for (const f of c.findings || []) {
+      const links = (f.links || []).map((l) => h('a', { href: base + l.url.replace(/^\//, '') }, l.title));
+      const rules = (f.doctor_rules || []).map((r) => h('code', {}, r));
+      parts.push(h('div', { class: `pg-finding ${f.severity}`, 'data-id': f.id }, h('h3', {}, f.title), h('p', {}, f.text),
+        rules.length ? h('p', {}, 'Doctor rule: ', ...join(rules), ' (the log doctor reads the same cause from an NCCL_DEBUG=INFO log).') : null,
+        links.length ? h('p', {}, 'See ', ...join(links), '.') : null));
+    }
+    fill(yours.body, ...parts);
+  };
 
   return {
-    controls: [sys.el, fColl.wrap, fSize.wrap, fDtype.wrap, fFabric.wrap, h('fieldset', {}, h('legend', { class: 'visually-hidden' }, 'NCCL environment'), env.controls)],
+    controls: [sys.el, fColl.wrap, fSize.wrap, fDtype.wrap, fFabric.wrap, h('fieldset', {}, h('legend', { class: 'visually-hidden' }, 'NCCL environment'), env.controls), fPaste.wrap],
     outputs,
     // Inputs the warm-up tries on every system (see startWarmup).
     variants: [{ coll: 'allgather' }, { coll: 'reducescatter' }, { coll: 'allreduce' }, { bytes: '1G' }],
@@ -65,7 +111,12 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
       if (e.error) return e;
       const b = size.value.trim();
       if (b === '' || b.length > 32) return { error: { field: 'bytes', message: 'Give a size such as 64M, 1G or 4096.' } };
-      return { fn: 'estimator', req: { ...s, env: e.env, coll: collSel.value, bytes: b, dtype: dtype.value, fabric: fabric.value } };
+      const req = { ...s, env: e.env, coll: collSel.value, bytes: b, dtype: dtype.value, fabric: fabric.value };
+      if (paste.value.trim() !== '') {
+        if (paste.value.length > LIMITS.ncclTestsBytes) return { error: { field: 'nccl_tests', message: `The pasted text is ${(paste.value.length / 1048576).toFixed(1)} MiB; the limit here is ${mib(LIMITS.ncclTestsBytes)}.` } };
+        req.ncclTests = paste.value;
+      }
+      return { fn: 'estimator', req };
     },
     render(d) {
       const r = d.result;
@@ -79,6 +130,7 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
         c.class ? h('p', {}, `Path class ${c.class}; measured runs of this class fall within ${c.busbw_low_GBps.toFixed(2)}–${c.busbw_high_GBps === null ? '∞' : c.busbw_high_GBps.toFixed(2)} GB/s busbw of this estimate. ${c.support}.`) : h('p', {}, c.support),
         c.held ? h('p', {}, `The calibrated time is held at that of ${c.held_from_bytes} bytes: NCCL switches to ${c.algo}/${c.proto} earlier than this system rewards.`) : null,
       );
+      renderCompare(d);
       setHTML(busWrap, d.figures.busbw);
       setHTML(timeWrap, d.figures.time);
       fill(meas.body, d.measurements.length
@@ -90,6 +142,7 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
     },
     fieldFor(err) {
       if (sys.fields[err.field]) return sys.fields[err.field];
+      if (err.field === 'nccl_tests' || err.field === 'ncclTests') return fPaste;
       if (err.field === 'coll') return fColl;
       if (err.field === 'bytes') return fSize;
       if (err.field === 'dtype') return fDtype;
@@ -99,7 +152,7 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
     clearErrors() {
       sys.clearErrors();
       env.clearErrors();
-      [fColl, fSize, fDtype, fFabric].forEach((f) => setError(f, ''));
+      [fColl, fSize, fDtype, fFabric, fPaste].forEach((f) => setError(f, ''));
     },
     state() {
       const e = env.list();

@@ -1,0 +1,92 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/distributed-nav/distributed-nav/data"
+	"github.com/distributed-nav/distributed-nav/playground/estimate"
+)
+
+// pastedRun is the published 2x RTX 4090 SHM AllReduce run as its author
+// posted it (data/measurements), the system the estimator opens on.
+func pastedRun(t *testing.T) string {
+	t.Helper()
+	sets, err := estimate.LoadDatasets(data.Measurements, "measurements")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range sets {
+		if d.ID == "rtx4090-2gpu-shm-xsocket-allreduce" && strings.TrimSpace(d.Raw) != "" {
+			return d.Raw
+		}
+	}
+	t.Fatal("dataset rtx4090-2gpu-shm-xsocket-allreduce (with its raw text) missing")
+	return ""
+}
+
+// The estimator page with a pasted run answers what the compare question
+// answers for the same system (the same encoded JSON), draws the run over
+// the curves of its own collective only, and lists it per size; a text
+// that does not read is a nccl_tests error of the page while the curves
+// stay.
+func TestEstimatorPageComparesPastedRun(t *testing.T) {
+	ctx := context.Background()
+	s := New()
+	raw := pastedRun(t)
+	req := &Request{Preset: EstimatorDefaultPreset, Coll: "allreduce", Bytes: "64M", NCCLTests: raw}
+	p, err := s.EstimatorPage(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.CompareError != nil || p.Compare == nil {
+		t.Fatalf("compare %v, error %v", p.Compare, p.CompareError)
+	}
+	want, err := New().Compare(ctx, req, CompareRequest{NCCLTests: NCCLTestsInput{Text: strings.NewReader(raw), Name: "pasted output"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gj, _ := json.Marshal(p.Compare)
+	wj, _ := json.Marshal(want)
+	if string(gj) != string(wj) {
+		t.Errorf("the page's comparison differs from the compare question's:\n%s\n%s", gj, wj)
+	}
+	if !p.CompareDrawn || !strings.HasPrefix(p.CompareCommand, "ncclsim compare --preset "+EstimatorDefaultPreset+" --nccl-tests FILE") {
+		t.Errorf("drawn %t, command %q", p.CompareDrawn, p.CompareCommand)
+	}
+	figs := map[string]string{}
+	for _, f := range p.Figures {
+		figs[f.Name] = f.Markup
+	}
+	// One series, and its legend entry.
+	if n := strings.Count(figs["busbw"], `data-series="your run (`); n != 1 {
+		t.Errorf("busbw chart holds %d 'your run' series, want 1", n)
+	}
+	if n := strings.Count(figs["busbw"], `class="pg-s3 pg-yours"`); n != 2 {
+		t.Errorf("busbw chart: 'your run' class %d times, want the series and its legend entry", n)
+	}
+	if got, want := strings.Count(figs["compare"], `data-row="compare"`), len(want.Rows); got != want || want == 0 {
+		t.Errorf("compare table has %d rows, the run %d sizes", got, want)
+	}
+
+	// Another collective: compared, but not drawn on the AllGather curves.
+	req.Coll = "allgather"
+	if p, err = s.EstimatorPage(ctx, req); err != nil || p.Compare == nil || p.CompareDrawn {
+		t.Errorf("allgather page: err %v, compare %v, drawn %t", err, p.Compare != nil, p != nil && p.CompareDrawn)
+	}
+
+	req.Coll = "allreduce"
+	req.NCCLTests = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n 1048576 262144 float sum -1 abc 1 1 0 1 1 1 0\n"
+	p, err = s.EstimatorPage(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.CompareError == nil || p.CompareError.Field != "nccl_tests" || !strings.Contains(p.CompareError.Message, "line 2") {
+		t.Errorf("bad paste: %+v", p.CompareError)
+	}
+	if p.Compare != nil || len(p.Figures) != 3 {
+		t.Errorf("bad paste: compare %v, %d figures (the curves and the table stay)", p.Compare != nil, len(p.Figures))
+	}
+}
