@@ -21,10 +21,16 @@ import (
 // set again at 1,342,075 when the doctor's rules of session 4 came in
 // (issue 15: IB async events and MTU, P2P hangs over PCIe, nccl-tests
 // runs, socket-fallback causes, size mismatches, unproven marks; +29 KB).
+// model.wasm was set again at 1,616,124 with issue 16's readable figures
+// (rings as a circle of GPUs, the nvidia-smi-style matrix with CPU/NUMA
+// affinity, the timeline legend, grouped presets, fractional sizes: about
+// +18.6 KB) and the estimator's paste box (the nccl-tests parser and the
+// comparison, packages nccltests and compare, now reached from the
+// estimator page: about +61 KB), on main's 1,538,322.
 const wasmGzipBudget = 1_300_000
 
 var wasmGzipCeiling = map[string]int{
-	"model.wasm":  1_560_000, // 1,537,679 × 1.01 (issue 14: fifteen more published runs, five topologies and the net-host class compiled in; 1,517,630 before)
+	"model.wasm":  1_640_000, // 1,616,124 × 1.01 (issue 14: fifteen more published runs, five topologies and the net-host class compiled in, 1,537,679; then issue 16's figures and the estimator's paste box)
 	"doctor.wasm": 1_360_000, // 1,342,075 × 1.01
 }
 
