@@ -175,7 +175,7 @@ func TestPresetsTable(t *testing.T) {
 		}
 		order[p.Group] = p.GroupOrder
 	}
-	for g, want := range map[string]int{"PCIe, consumer GPUs": 0, "NVLink bridge": 1, "NVSwitch": 2, "Multi-node": 3} {
+	for g, want := range map[string]int{"PCIe, consumer GPUs": 0, "PCIe, data-centre GPUs": 1, "NVLink bridge": 2, "NVSwitch": 3, "Multi-node": 4} {
 		if got, ok := order[g]; !ok || got != want {
 			t.Errorf("group %q: order %d (present %v), want %d", g, got, ok, want)
 		}
