@@ -215,11 +215,76 @@ func TestDoctorPage(t *testing.T) {
 	}
 	b.change("[name=log]", "host:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n")
 	noError(b, "after the huge paste")
+	bigLogs(t, b, dir, names[0], env, envFile)
 	b.noConsoleErrors()
 	b.axe()
 	b.screenshot("doctor", "light")
 	b.screenshot("doctor", "dark")
 	b.noConsoleErrors()
+}
+
+// bigLogs checks issue 18's large-text rules on the doctor page: a log file
+// over bigtext.js's SHOW_BYTES (256 KiB) is held in memory, not put into the
+// textarea, and still diagnosed as ncclsim diagnoses it; a paste over the
+// cap is refused by its size in UTF-8 bytes, as the Go side counts it
+// (service.MaxLogBytes, 8 MiB), not by its length in UTF-16 code units.
+func bigLogs(t *testing.T, b *browser, dir, name, env, envFile string) {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The published log repeated to about 1 MiB: the same diagnosis.
+	big := strings.Repeat(string(text), 1<<20/len(text)+1)
+	file := filepath.Join(t.TempDir(), "rank0.log")
+	if err := os.WriteFile(file, []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := b.renders()
+	if err := chromedp.Do(b.ctx, chromedp.SetUploadFiles("[name=logfile]", []string{file})); err != nil {
+		t.Fatal(err)
+	}
+	b.waitRenders(n + 1)
+	noError(b, "a 1 MiB log file")
+	held := eval[map[string]any](b, `(() => { const a = document.querySelector('[name=log]'); const s = document.querySelector('.pg-loaded [role=status]'); return {value: a.value.length, hidden: a.hidden, status: s ? s.textContent : ''}; })()`)
+	if held["value"].(float64) != 0 || held["hidden"] != true {
+		t.Errorf("1 MiB log file: textarea holds %v characters, hidden %v; want it empty and hidden", held["value"], held["hidden"])
+	}
+	if st := held["status"].(string); !strings.Contains(st, "rank0.log") || !strings.Contains(st, "MB loaded") {
+		t.Errorf("1 MiB log file: status %q, want the file name and its size", st)
+	}
+	want := native(t, "doctor", "--log", file, "--env", envFile, "--json")
+	var wantIDs []string
+	for _, d := range want["diagnoses"].([]any) {
+		wantIDs = append(wantIDs, "diag-"+d.(map[string]any)["id"].(string))
+	}
+	shown := eval[[]string](b, `Array.from(document.querySelectorAll('#pg-doctor .doctor-report article')).map((a) => a.id)`)
+	if len(wantIDs) == 0 || strings.Join(shown, " ") != strings.Join(wantIDs, " ") {
+		t.Errorf("1 MiB log file: page shows %v, ncclsim %v", shown, wantIDs)
+	}
+	// Clear brings the box back.
+	eval[bool](b, `(() => { document.querySelector('.pg-loaded button').click(); return true; })()`)
+	if eval[bool](b, `document.querySelector('[name=log]').hidden`) {
+		t.Error("Clear left the textarea hidden")
+	}
+	// 4.3 million "é" are 8.6 MB of UTF-8 but 4.3 M UTF-16 code units: over
+	// the 8 MiB cap only when counted as Go counts. The paste is held, not
+	// put into the box, and refused with its byte size.
+	msg := eval[string](b, `(async () => {
+		const a = document.querySelector('[name=log]');
+		const dt = new DataTransfer();
+		dt.setData('text/plain', 'é'.repeat(4300000));
+		a.dispatchEvent(new ClipboardEvent('paste', {clipboardData: dt, bubbles: true, cancelable: true}));
+		const t0 = performance.now();
+		let m = '';
+		while (!(m = document.getElementById(a.id + '-err').textContent) && performance.now() - t0 < 30000) await new Promise((r) => setTimeout(r, 10));
+		return m + (a.value.length ? ' (in the box)' : '');
+	})()`)
+	if !strings.Contains(msg, "8.6 MB") || !strings.Contains(msg, "limit") || strings.Contains(msg, "in the box") {
+		t.Errorf("8.6 MB multi-byte paste: message %q, want it refused as 8.6 MB, not put into the box", msg)
+	}
+	eval[bool](b, `(() => { document.querySelector('.pg-loaded button').click(); return true; })()`)
+	b.change("[name=envdump]", env)
 }
 
 // TestWithoutJavaScript loads each page with scripts disabled: the static

@@ -3,6 +3,7 @@
 // what it sees, with links to the site's notes.
 import { LIMITS, mib } from './constants.js';
 import { h, fill, field, section, setHTML, setError, commandBar } from './ui.js';
+import { bigText, sizeText } from './bigtext.js';
 
 const MAX_LOG = LIMITS.logBytes;
 const MAX_ENV = LIMITS.envDumpBytes;
@@ -22,31 +23,24 @@ export function doctorWidget({ update }) {
   const fileLog = h('input', { type: 'file', name: 'logfile', accept: '.log,.txt,text/plain' });
   const fFile = field({ label: 'Load a log file', control: fileLog });
   let timer = 0;
-  const later = () => {
+  const changed = (now) => {
     clearTimeout(timer);
-    timer = setTimeout(update, 400);
+    if (now) update();
+    else timer = setTimeout(update, 400);
   };
-  log.addEventListener('input', later);
-  env.addEventListener('input', later);
-  log.addEventListener('change', () => {
-    clearTimeout(timer);
-    update();
-  });
-  env.addEventListener('change', () => {
-    clearTimeout(timer);
-    update();
-  });
+  const logText = bigText(log, { onChange: changed, what: 'log' });
+  const envText = bigText(env, { onChange: changed, what: 'environment' });
   fileLog.addEventListener('change', () => {
     const f = fileLog.files && fileLog.files[0];
     if (!f) return;
     if (f.size > MAX_LOG) {
-      setError(fLog, `The file is ${(f.size / 1048576).toFixed(1)} MB; the limit here is ${mib(MAX_LOG)} (ncclsim doctor reads any size).`);
+      setError(fLog, `The file is ${sizeText(f.size)}; the limit here is ${mib(MAX_LOG)} (ncclsim doctor reads any size).`);
       return;
     }
     f.text().then((t) => {
-      log.value = t;
-      update();
-    });
+      logText.set(t, f.name);
+      changed(true);
+    }, () => setError(fLog, 'The file could not be read.'));
   });
 
   // Published logs to try (data/logs, chosen by the generator).
@@ -59,9 +53,8 @@ export function doctorWidget({ update }) {
   const sampleBar = samples.length
     ? h('div', { class: 'pg-field wide' }, h('span', { class: 'pg-label' }, 'Or try a published log'),
       h('div', { class: 'pg-toolbar' }, samples.map((s) => h('button', { type: 'button', class: 'pg-button', title: s.shows, onclick: () => {
-        log.value = s.text;
-        clearTimeout(timer);
-        update();
+        logText.set(s.text, `${s.name}.log`);
+        changed(true);
       } }, sampleLabel(s.name)))))
     : null;
   const cmd = commandBar();
@@ -73,13 +66,16 @@ export function doctorWidget({ update }) {
     controls: [fLog.wrap, sampleBar, fEnv.wrap, fFile.wrap].filter(Boolean),
     outputs,
     request() {
-      if (log.value.trim() === '' && env.value.trim() === '') {
+      const logValue = logText.value();
+      const envValue = envText.value();
+      if (logValue.trim() === '' && envValue.trim() === '') {
         fill(rep.body, h('p', {}, 'Paste a log or an environment listing into the box to diagnose it.'));
         return { idle: true };
       }
-      if (log.value.length > MAX_LOG) return { error: { field: 'log', message: `The log is ${(log.value.length / 1048576).toFixed(1)} MB; the limit here is ${mib(MAX_LOG)}.` } };
-      if (env.value.length > MAX_ENV) return { error: { field: 'envdump', message: `The environment text is over ${mib(MAX_ENV)}.` } };
-      return { fn: 'doctor', req: { log: log.value, env: env.value } };
+      // The caps count UTF-8 bytes, as the Go side does.
+      if (logText.bytes() > MAX_LOG) return { error: { field: 'log', message: `The log is ${sizeText(logText.bytes())}; the limit here is ${mib(MAX_LOG)}.` } };
+      if (envText.bytes() > MAX_ENV) return { error: { field: 'envdump', message: `The environment text is ${sizeText(envText.bytes())}; the limit here is ${mib(MAX_ENV)}.` } };
+      return { fn: 'doctor', req: { log: logValue, env: envValue } };
     },
     render(d) {
       cmd.set(d.command);

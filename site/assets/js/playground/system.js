@@ -5,6 +5,7 @@
 import { LIMITS, P2P, mib } from './constants.js';
 import { h, field, select, setError } from './ui.js';
 import { encodeXML } from './state.js';
+import { bigText, sizeText } from './bigtext.js';
 
 export const MAX_XML = LIMITS.xmlBytes;
 export const MAX_NODES = LIMITS.nodes;
@@ -45,7 +46,6 @@ export function systemPicker({ presets, state, xml, defaultPreset, engine, onCha
   describe();
 
   const area = h('textarea', { class: 'pg-xml', name: 'xml', spellcheck: 'false', autocomplete: 'off', rows: 8 });
-  area.value = xml || '';
   const fXML = field({ label: 'Topology XML', control: area, wide: true, hint: 'Drop a file here, or load one below. The text stays in your browser.' });
   const file = h('input', { type: 'file', name: 'xmlfile', accept: '.xml,text/xml,application/xml' });
   const fFile = field({ label: 'Load an XML file', control: file });
@@ -56,7 +56,7 @@ export function systemPicker({ presets, state, xml, defaultPreset, engine, onCha
   let blobURL = '';
   download.addEventListener('click', () => {
     if (blobURL) URL.revokeObjectURL(blobURL);
-    blobURL = URL.createObjectURL(new Blob([area.value], { type: 'application/xml' }));
+    blobURL = URL.createObjectURL(new Blob([xmlBox.value()], { type: 'application/xml' }));
     download.href = blobURL;
     download.download = xmlName;
   });
@@ -87,10 +87,12 @@ export function systemPicker({ presets, state, xml, defaultPreset, engine, onCha
   });
   nodes.addEventListener('input', () => changed());
   p2p.addEventListener('change', () => changed());
-  area.addEventListener('input', () => changed(250));
-  area.addEventListener('change', () => changed());
+  // A dump over bigtext.SHOW_BYTES (a shared #xml= link can inflate to
+  // megabytes) is held in memory rather than put into the box.
+  const xmlBox = bigText(area, { onChange: (now) => changed(now ? 0 : 250), what: 'topology' });
+  xmlBox.set(xml || '', 'topology from the link');
   const loadText = (text, name) => {
-    area.value = text;
+    xmlBox.set(text, name);
     xmlName = (name || 'topology.xml').replace(/[^A-Za-z0-9._-]/g, '_');
     presetSel.value = CUSTOM;
     describe();
@@ -100,20 +102,23 @@ export function systemPicker({ presets, state, xml, defaultPreset, engine, onCha
   const readFile = (f) => {
     if (!f) return;
     if (f.size > MAX_XML) {
-      setError(fXML, `The file is ${(f.size / 1048576).toFixed(1)} MB; the limit is ${mib(MAX_XML)} (a real dump is well under 100 KB).`);
+      setError(fXML, `The file is ${sizeText(f.size)}; the limit is ${mib(MAX_XML)} (a real dump is well under 100 KB).`);
       return;
     }
     f.text().then((t) => loadText(t, f.name), () => setError(fXML, 'The file could not be read.'));
   };
   file.addEventListener('change', () => readFile(file.files && file.files[0]));
-  area.addEventListener('dragover', (ev) => {
+  // The whole field takes a dropped file, also while the box is hidden
+  // behind a held file's status line.
+  const drop = fXML.wrap;
+  drop.addEventListener('dragover', (ev) => {
     ev.preventDefault();
-    area.classList.add('pg-drop');
+    drop.classList.add('pg-drop');
   });
-  area.addEventListener('dragleave', () => area.classList.remove('pg-drop'));
-  area.addEventListener('drop', (ev) => {
+  drop.addEventListener('dragleave', () => drop.classList.remove('pg-drop'));
+  drop.addEventListener('drop', (ev) => {
     ev.preventDefault();
-    area.classList.remove('pg-drop');
+    drop.classList.remove('pg-drop');
     const f = ev.dataTransfer && ev.dataTransfer.files && ev.dataTransfer.files[0];
     if (f) readFile(f);
   });
@@ -140,10 +145,11 @@ export function systemPicker({ presets, state, xml, defaultPreset, engine, onCha
       }
       req.nodes = Number(n);
       if (presetSel.value === CUSTOM) {
-        const text = area.value;
+        const text = xmlBox.value();
         if (text.trim() === '') return { error: { field: 'xml', message: 'Paste a topology XML, drop a file here, or load one.' } };
-        if (text.length > MAX_XML) {
-          return { error: { field: 'xml', message: `The text is ${(text.length / 1048576).toFixed(1)} MB; the limit is ${mib(MAX_XML)} (a real dump is well under 100 KB).` } };
+        // UTF-8 bytes, as the Go side counts MaxXMLBytes.
+        if (xmlBox.bytes() > MAX_XML) {
+          return { error: { field: 'xml', message: `The text is ${sizeText(xmlBox.bytes())}; the limit is ${mib(MAX_XML)} (a real dump is well under 100 KB).` } };
         }
         req.xml = text;
         req.xmlName = xmlName;
@@ -162,11 +168,11 @@ export function systemPicker({ presets, state, xml, defaultPreset, engine, onCha
       };
     },
     isCustom: () => presetSel.value === CUSTOM,
-    xmlText: () => area.value,
+    xmlText: () => xmlBox.value(),
     xmlName: () => xmlName,
     async fragment() {
       if (presetSel.value !== CUSTOM) return '';
-      return encodeXML(area.value);
+      return encodeXML(xmlBox.value());
     },
     clearErrors() {
       Object.values(fields).forEach((f) => setError(f, ''));
