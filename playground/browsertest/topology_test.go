@@ -165,6 +165,9 @@ func TestTopologyPage(t *testing.T) {
 	}
 	b.open(strings.TrimPrefix(url, server.URL+subPath))
 	check("reloaded")
+	if got := eval[string](b, linkNoteJS); got != "" {
+		t.Errorf("the page's own link %s shows %q", url, got)
+	}
 	if v := eval[string](b, `document.querySelector('[name=preset]').value`); v != "a100-sxm-8x" {
 		t.Errorf("after reload the preset is %s", v)
 	}
@@ -312,3 +315,49 @@ func TestLongSearchCancel(t *testing.T) {
 	checkTopology(b, native(t, "topo", "--preset", "a100-sxm-8x", "--nodes", "16", "--json"))
 	b.noConsoleErrors()
 }
+
+// TestLinkParams opens links whose parameters the inputs cannot take: the
+// page names each of them (issue 18: invalid URL state names the
+// parameter) and the note clears when the reader changes an input; a link
+// the page wrote itself is taken whole, with no note.
+func TestLinkParams(t *testing.T) {
+	b := newBrowser(t)
+	note := linkNoteJS
+	b.open("playground/topology/?preset=h100-sxm-8x&nodes=2&p2p=none")
+	if got := eval[string](b, note); got != "" {
+		t.Errorf("a valid link shows %q", got)
+	}
+	b.open("playground/topology/?preset=no-such-box&nodes=abc&p2p=sometimes&colour=blue#xml=%21%21")
+	got := eval[string](b, note)
+	for _, want := range []string{"preset=no-such-box", "nodes=abc", "p2p=sometimes", "colour=blue", "#xml="} {
+		if !strings.Contains(got, want) {
+			t.Errorf("link note %q does not name %s", got, want)
+		}
+	}
+	b.change("[name=nodes]", "1")
+	if got := eval[string](b, note); got != "" {
+		t.Errorf("the note stays after an input changed: %q", got)
+	}
+	// Links the step and estimator pages write are taken whole.
+	for _, p := range []struct {
+		page string
+		set  [][2]string
+	}{
+		{"step", [][2]string{{"[name=params]", "350M"}, {"[name=bucketCapMb]", "100"}, {"[name=mode]", "fsdp"}, {"[name=reshard]", "false"}, {"[name=preset]", "h100-sxm-8x"}}},
+		{"estimator", [][2]string{{"[name=coll]", "allgather"}, {"[name=bytes]", "1G"}, {"[name=preset]", "h100-sxm-8x"}}},
+	} {
+		b.open("playground/" + p.page + "/")
+		for _, c := range p.set {
+			b.change(c[0], c[1])
+		}
+		url := eval[string](b, `location.href`)
+		b.open(strings.TrimPrefix(url, server.URL+subPath))
+		if got := eval[string](b, note); got != "" {
+			t.Errorf("%s: the page's own link %s shows %q", p.page, url, got)
+		}
+	}
+	b.noConsoleErrors()
+}
+
+// linkNoteJS reads the "not taken from the link" note, '' when hidden.
+const linkNoteJS = `(() => { const n = document.getElementById('pg-link-note'); return n && !n.hidden ? n.textContent : ''; })()`

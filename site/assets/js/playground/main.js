@@ -6,7 +6,7 @@
 // redraws; the static view is hidden once the live one works.
 import { Engine } from './engine.js';
 import { h, setError, markRendered } from './ui.js';
-import { readState, writeState, decodeXML } from './state.js';
+import { readState, writeState, decodeXML, unusedParams } from './state.js';
 import { topologyWidget } from './topology.js';
 import { algorithmsWidget } from './algorithms.js';
 import { estimatorWidget } from './estimator.js';
@@ -80,6 +80,22 @@ async function boot() {
   app.replaceChildren(form, results);
   app.hidden = false;
   loading.remove();
+  // Parameters of the link the inputs could not take are named once, above
+  // the results, after the first update (some inputs, such as the channel
+  // list, are filled from its answer), until the reader changes an input.
+  const linkNote = h('p', { class: 'pg-link-note', role: 'status', id: 'pg-link-note', hidden: true });
+  results.prepend(linkNote);
+  let linkChecked = false;
+  const checkLink = () => {
+    if (linkChecked) return;
+    linkChecked = true;
+    const unused = unusedParams(state, form, w.state());
+    if (window.location.hash.startsWith('#xml=') && !xml) unused.push('#xml= (the topology in the link could not be read)');
+    if (!unused.length) return;
+    linkNote.textContent = `Not taken from the link: ${unused.join(', ')}. The inputs show what the page uses instead.`;
+    linkNote.hidden = false;
+  };
+  let updates = 0;
   // The live view replaces the static one; removing it (not hiding it) keeps
   // ids unique and the page holding one copy of each table.
   if (staticView) staticView.remove();
@@ -110,17 +126,23 @@ async function boot() {
 
   async function update() {
     const t0 = performance.now();
+    if (updates++ > 0) {
+      linkNote.hidden = true;
+      linkNote.textContent = '';
+    }
     w.clearErrors();
     general.textContent = '';
     const job = w.request();
     if (job.idle) {
       // Nothing to compute yet (the doctor before a paste): the page is live.
       ready();
+      checkLink();
       markRendered();
       return;
     }
     if (job.error) {
       showError(job.error);
+      checkLink();
       markRendered();
       return;
     }
@@ -139,6 +161,7 @@ async function boot() {
     const d = r.data;
     if (d.error) {
       showError(d.error);
+      checkLink();
       markRendered(performance.now() - t0);
       return;
     }
@@ -146,6 +169,7 @@ async function boot() {
     ready();
     rendered = true;
     setStale(false);
+    checkLink();
     const ms = performance.now() - t0;
     timing.textContent = `Updated in ${ms.toFixed(0)} ms (model ${r.ms.toFixed(0)} ms).`;
     markRendered(ms);

@@ -83,3 +83,34 @@ export async function decodeXML() {
     return '';
   }
 }
+
+// unusedParams names the parameters of the page's link that the inputs did
+// not take ("nodes=abc", "preset=no-such-box", a misspelt key), so that the
+// page can say so instead of silently showing its defaults. A parameter is
+// taken when the form control of that name holds its value, or, for keys
+// without a control of their own, when the widget's state (what the page
+// would write back) holds it; env entries are taken when the environment
+// list holds them (a misspelt variable is kept there and flagged at its
+// field, so it counts as taken).
+export function unusedParams(st, form, wState) {
+  const out = [];
+  for (const [k, v] of Object.entries(st)) {
+    for (const x of Array.isArray(v) ? v : [v]) {
+      if (x === '') continue;
+      const el = form.elements.namedItem(k);
+      let used;
+      if (k === 'env') {
+        used = (wState.env || []).some((e) => e.trim() === x.trim());
+      } else if (el && el.tagName && el.type !== 'checkbox' && el.type !== 'file') {
+        used = el.value === x;
+      } else if (Object.prototype.hasOwnProperty.call(wState, k)) {
+        const w = wState[k];
+        used = Array.isArray(w) ? w.includes(x) : String(w) === x;
+      } else {
+        used = false;
+      }
+      if (!used) out.push(`${k}=${x}`);
+    }
+  }
+  return out;
+}
