@@ -359,5 +359,5 @@ func TestLinkParams(t *testing.T) {
 	b.noConsoleErrors()
 }
 
-// linkNoteJS reads the "not taken from the link" note, '' when hidden.
+// linkNoteJS reads the "not taken from the link" note, ” when hidden.
 const linkNoteJS = `(() => { const n = document.getElementById('pg-link-note'); return n && !n.hidden ? n.textContent : ''; })()`
