@@ -11,33 +11,13 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
 	"github.com/distributed-nav/distributed-nav/playground/presets"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
+	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
 )
 
-// wideHost writes a PCIe host of cpus sockets, each with switches PCIe
-// switches of gpus GPUs: the shape of a large single-host topology where
-// nextGPUs' candidate list is long.
+// wideHost is a PCIe host of cpus sockets with switches switches of gpus
+// GPUs each, every other GPU at x8 (topotest.Host).
 func wideHost(cpus, switches, gpus int) []byte {
-	var b bytes.Buffer
-	b.WriteString(`<system version="1">`)
-	g := 0
-	for c := range cpus {
-		fmt.Fprintf(&b, `<cpu numaid="%d" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">`, c)
-		for s := range switches {
-			bus := c*16 + s + 1
-			fmt.Fprintf(&b, `<pci busid="0000:%02x:00.0" class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16">`, bus)
-			for k := range gpus {
-				// Every other GPU runs at x8, so paths of the same hop count differ in
-				// bandwidth and the order is not decided by the start index alone.
-				width := 16 - 8*(k%2)
-				fmt.Fprintf(&b, `<pci busid="0000:%02x:%02x.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="%d"><gpu dev="%d" sm="89" rank="%d" gdr="0"/></pci>`, bus, k+1, width, g, g)
-				g++
-			}
-			b.WriteString(`</pci>`)
-		}
-		b.WriteString(`</cpu>`)
-	}
-	b.WriteString(`</system>`)
-	return b.Bytes()
+	return []byte(topotest.Host{Sockets: cpus, Switches: switches, GPUs: gpus, MixedWidths: true}.XML())
 }
 
 func analyzeXML(t testing.TB, xml []byte) *topo.Analysis {

@@ -2,11 +2,11 @@ package service
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/distributed-nav/distributed-nav/playground/topo"
+	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
 )
 
 // TestPairClassesCoverEveryPair: the classes (topo.SummarizePairs) stand
@@ -19,19 +19,10 @@ func TestPairClassesCoverEveryPair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wide := func(n int) string {
-		var b strings.Builder
-		b.WriteString(`<system version="1"><cpu numaid="0" arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="1">`)
-		for g := range n {
-			fmt.Fprintf(&b, `<pci busid="0000:%02x:00.0" class="0x030200" link_speed="16.0 GT/s PCIe" link_width="16"><gpu dev="%d" sm="86" rank="%d" gdr="0"/></pci>`, g+1, g, g)
-		}
-		b.WriteString(`</cpu></system>`)
-		return b.String()
-	}
 	reqs := map[string]*Request{
-		"66 GPUs":        {XML: wide(topo.MaxListedGPUs + 2)},
-		"66 GPUs, full":  {XML: wide(topo.MaxListedGPUs + 2), Full: true},
-		"64 GPUs listed": {XML: wide(topo.MaxListedGPUs)},
+		"66 GPUs":        {XML: topotest.Host{Sockets: 1, GPUs: topo.MaxListedGPUs + 2}.XML()},
+		"66 GPUs, full":  {XML: topotest.Host{Sockets: 1, GPUs: topo.MaxListedGPUs + 2}.XML(), Full: true},
+		"64 GPUs listed": {XML: topotest.Host{Sockets: 1, GPUs: topo.MaxListedGPUs}.XML()},
 	}
 	for _, p := range list {
 		reqs[p.Name] = &Request{Preset: p.Name}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
+	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
 )
 
 // minimal is a one-GPU system used as a base for error cases.
@@ -296,20 +297,10 @@ func TestParseXMLBoundedWork(t *testing.T) {
 
 // TestSilentAcceptancesWarn: inputs NCCL takes without complaint although
 // they change its behaviour quietly get a warning saying what NCCL does.
-// gpusXML is one host of n GPUs, each on its own root port of one CPU.
-func gpusXML(n int) string {
-	var b strings.Builder
-	b.WriteString(`<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">`)
-	for g := range n {
-		fmt.Fprintf(&b, `<pci busid="0000:%02x:00.0" class="0x030200" link_speed="16.0 GT/s PCIe" link_width="16"><gpu dev="%d" sm="86" rank="%d" gdr="0"/></pci>`, g+1, g, g)
-	}
-	b.WriteString(`</cpu></system>`)
-	return b.String()
-}
 
 // TestLocalRanksLimit: exactly NCCL_MAX_LOCAL_RANKS GPUs is quiet.
 func TestLocalRanksLimit(t *testing.T) {
-	_, warns, err := topo.ParseXML(strings.NewReader(gpusXML(topo.MaxLocalRanks)))
+	_, warns, err := topo.ParseXML(strings.NewReader(topotest.Host{Sockets: 1, GPUs: topo.MaxLocalRanks}.XML()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +319,7 @@ func TestSilentAcceptancesWarn(t *testing.T) {
 			"line 3: link_width=-4 is negative; NCCL computes width * speed / 80 as it is, a bandwidth of -6.0 GB/s"},
 		{"switch linked to itself", strings.Replace(minimal, "  </cpu>", sw+"\n  </cpu>", 1),
 			"line 6: pcilink target 0000:10:00.0 is the switch itself"},
-		{"more GPUs than NCCL's local ranks", gpusXML(topo.MaxLocalRanks + 1),
+		{"more GPUs than NCCL's local ranks", topotest.Host{Sockets: 1, GPUs: topo.MaxLocalRanks + 1}.XML(),
 			fmt.Sprintf("line 1: %d GPUs on one host: NCCL sizes its per-host state for at most %d local ranks", topo.MaxLocalRanks+1, topo.MaxLocalRanks)},
 		{"over-long description", "<!-- description: " + strings.Repeat("é", topo.MaxDescription+5) + " -->\n" + minimal,
 			fmt.Sprintf("line 1: the description comment is %d characters; it is shown cut to %d", topo.MaxDescription+5, topo.MaxDescription)},

@@ -10,6 +10,7 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
 	"github.com/distributed-nav/distributed-nav/playground/stepsim"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
+	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
 )
 
 // hostileXML returns a one-GPU topology with body inside its <cpu>.
@@ -17,22 +18,6 @@ func hostileXML(body string) string {
 	return `<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">` +
 		`<pci busid="0000:17:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci>` +
 		body + `</cpu></system>`
-}
-
-// wideXML returns one host of n PCIe GPUs, 11 per switch (the last switch
-// takes the rest), all under one CPU.
-func wideXML(n int) string {
-	var b strings.Builder
-	b.WriteString(`<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">`)
-	for g := 0; g < n; g += 11 {
-		fmt.Fprintf(&b, `<pci busid="0000:%02x:00.0" class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16">`, g/11+1)
-		for k := g; k < min(g+11, n); k++ {
-			fmt.Fprintf(&b, `<pci busid="0000:%02x:%02x.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="%d" sm="89" rank="%d" gdr="0"/></pci>`, g/11+1, k-g+1, k, k)
-		}
-		b.WriteString(`</pci>`)
-	}
-	b.WriteString(`</cpu></system>`)
-	return b.String()
 }
 
 // unknownEnv returns n distinct made-up variable assignments, one a line.
@@ -90,10 +75,10 @@ func TestAbuse(t *testing.T) {
 		{name: "66 GPUs on a host: pairs summarised in classes",
 			// 66 x 65 ordered pairs; same switch (PIX) and across switches (PHB)
 			// are the only two ways one GPU reaches another here.
-			args: []string{"topo", "--xml", "-"}, stdin: wideXML(topo.MaxListedGPUs + 2),
+			args: []string{"topo", "--xml", "-"}, stdin: topotest.Host{Sockets: 1, Switches: 6, GPUs: 11}.XML(),
 			code: 0, maxOut: 64 << 10, count: "4290 ordered pairs in 2 classes; --full lists every pair", maxCount: 1, least: 1},
 		{name: "66 GPUs on a host: --full --json lists every pair",
-			args: []string{"topo", "--xml", "-", "--full", "--json"}, stdin: wideXML(topo.MaxListedGPUs + 2),
+			args: []string{"topo", "--xml", "-", "--full", "--json"}, stdin: topotest.Host{Sockets: 1, Switches: 6, GPUs: 11}.XML(),
 			code: 0, maxOut: 4 << 20, count: `"direct_path":`, maxCount: 66 * 65, least: 66 * 65},
 		{name: "NCCL_MAX_NCHANNELS=0 is not silent",
 			args: []string{"tune", "--preset", "h100-sxm-8x", "--env", "NCCL_MAX_NCHANNELS=0"},

@@ -13,22 +13,8 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
 	"github.com/distributed-nav/distributed-nav/playground/stepsim"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
+	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
 )
-
-// wideXML is one host of n PCIe GPUs, 11 per switch, under one CPU.
-func wideXML(n int) string {
-	var b strings.Builder
-	b.WriteString(`<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">`)
-	for g := 0; g < n; g += 11 {
-		fmt.Fprintf(&b, `<pci busid="0000:%02x:00.0" class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16">`, g/11+1)
-		for k := g; k < min(g+11, n); k++ {
-			fmt.Fprintf(&b, `<pci busid="0000:%02x:%02x.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="%d" sm="89" rank="%d" gdr="0"/></pci>`, g/11+1, k-g+1, k, k)
-		}
-		b.WriteString(`</pci>`)
-	}
-	b.WriteString(`</cpu></system>`)
-	return b.String()
-}
 
 // oneGPU wraps body into a valid one-GPU host.
 func oneGPU(body string) string {
@@ -96,7 +82,7 @@ func TestAbuse(t *testing.T) {
 			errField: "-", maxJSON: 64 << 10, maxTags: 2000,
 			count: "unknown element \\u003cfan\\u003e", least: topo.MaxWarningsPerKind, most: topo.MaxWarningsPerKind},
 		{name: "66 GPUs on a host: pairs and matrix summarised", fn: "topo",
-			req:      obj(map[string]any{"xml": wideXML(topo.MaxListedGPUs + 2)}),
+			req:      obj(map[string]any{"xml": topotest.Host{Sockets: 1, Switches: 6, GPUs: 11}.XML()}),
 			errField: "-", maxJSON: 256 << 10, maxTags: 3000, count: `"gpu_pairs_omitted":4290`, least: 1, most: 1},
 		{name: "NCCL_MAX_NCHANNELS=0 is not silent", fn: "tune",
 			req:      obj(map[string]any{"preset": "h100-sxm-8x", "env": []any{"NCCL_MAX_NCHANNELS=0"}}),

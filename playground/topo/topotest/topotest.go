@@ -1,0 +1,65 @@
+// Package topotest writes synthetic NCCL topology XML for tests and
+// benchmarks: hosts of many PCIe GPUs, the shape that makes pair lists,
+// matrices and the graph search grow, which no preset has.
+package topotest
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Host describes a synthetic single-host PCIe system.
+type Host struct {
+	// Sockets is the number of CPUs (NUMA nodes), at least 1.
+	Sockets int
+	// Switches is the number of PCIe switches under each socket; 0 puts
+	// every GPU on a root port of its socket.
+	Switches int
+	// GPUs is the number of GPUs under each switch, or under each socket
+	// when Switches is 0.
+	GPUs int
+	// MixedWidths runs every other GPU of a switch at x8 instead of x16, so
+	// that paths of the same hop count differ in bandwidth.
+	MixedWidths bool
+}
+
+// N returns the host's GPU count.
+func (h Host) N() int { return max(h.Sockets, 1) * max(h.Switches, 1) * h.GPUs }
+
+// XML returns the host as NCCL_TOPO_DUMP_FILE would write it: Gen5 links,
+// sm 89 GPUs without GPUDirect RDMA, ranks in GPU order, each PCIe device on
+// a bus of its own (switch ports as devices 1.. of the switch's bus).
+func (h Host) XML() string {
+	var b strings.Builder
+	b.WriteString(`<system version="1">`)
+	g, bus := 0, 0
+	busID := func(bus, dev int) string { return fmt.Sprintf("%04x:%02x:%02x.0", bus>>8, bus&0xff, dev) }
+	gpu := func(id string, k int) {
+		width := 16
+		if h.MixedWidths && k%2 == 1 {
+			width = 8
+		}
+		fmt.Fprintf(&b, `<pci busid="%s" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="%d"><gpu dev="%d" sm="89" rank="%d" gdr="0"/></pci>`, id, width, g, g)
+		g++
+	}
+	for c := range max(h.Sockets, 1) {
+		fmt.Fprintf(&b, `<cpu numaid="%d" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">`, c)
+		if h.Switches == 0 {
+			for k := range h.GPUs {
+				bus++
+				gpu(busID(bus, 0), k)
+			}
+		}
+		for range h.Switches {
+			bus++
+			fmt.Fprintf(&b, `<pci busid="%s" class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16">`, busID(bus, 0))
+			for k := range h.GPUs {
+				gpu(busID(bus, k+1), k)
+			}
+			b.WriteString(`</pci>`)
+		}
+		b.WriteString(`</cpu>`)
+	}
+	b.WriteString(`</system>`)
+	return b.String()
+}
