@@ -2,9 +2,12 @@ package browsertest
 
 import (
 	"github.com/chromedp/chromedp"
+	"html"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -361,3 +364,42 @@ func TestLinkParams(t *testing.T) {
 
 // linkNoteJS reads the "not taken from the link" note, ” when hidden.
 const linkNoteJS = `(() => { const n = document.getElementById('pg-link-note'); return n && !n.hidden ? n.textContent : ''; })()`
+
+// TestSiteLinksIntoPlayground opens every link of the built site that
+// carries playground parameters (the notes link to presets and settings):
+// each must be taken whole, with no "not taken from the link" note and no
+// input error, so a note cannot promise a view ("P2P off") the page does not
+// show.
+func TestSiteLinksIntoPlayground(t *testing.T) {
+	need(t)
+	re := regexp.MustCompile(`href="(?:https://example\.github\.io)?` + regexp.QuoteMeta(subPath) + `(playground/[a-z]+/\?[^"#]+)`)
+	links := map[string]string{}
+	err := filepath.WalkDir(site.Public, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".html") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range re.FindAllStringSubmatch(string(data), -1) {
+			links[html.UnescapeString(m[1])] = strings.TrimPrefix(path, site.Public)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(links) < 5 {
+		t.Fatalf("found %d playground links with parameters in the site; the notes have more", len(links))
+	}
+	b := newBrowser(t)
+	for link, from := range links {
+		b.open(link)
+		if got := eval[string](b, linkNoteJS); got != "" {
+			t.Errorf("%s (linked from %s): %s", link, from, got)
+		}
+		noError(b, link+" (linked from "+from+")")
+	}
+	b.noConsoleErrors()
+}
