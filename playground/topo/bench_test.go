@@ -2,11 +2,13 @@ package topo_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
 	"github.com/distributed-nav/distributed-nav/playground/presets"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
+	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
 )
 
 // BenchmarkParseXML parses two presets: the largest one (h100-8x-ib, with
@@ -46,10 +48,8 @@ func BenchmarkAnalyze(b *testing.B) {
 // topo.MaxTokens) and 8,000 unknown elements (warnings capped per kind).
 func BenchmarkParseXMLHostile(b *testing.B) {
 	inputs := map[string][]byte{
-		"comment-flood-2MiB": []byte(`<system version="1">` + string(bytes.Repeat([]byte("x<!---->"), (2<<20)/8)) + `</system>`),
-		"unknown-elements-8000": []byte(`<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">` +
-			`<pci busid="0000:17:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci>` +
-			string(bytes.Repeat([]byte("<fan/>"), 8000)) + `</cpu></system>`),
+		"comment-flood-2MiB":    []byte(`<system version="1">` + string(bytes.Repeat([]byte("x<!---->"), (2<<20)/8)) + `</system>`),
+		"unknown-elements-8000": []byte(topotest.OneGPU(strings.Repeat("<fan/>", 8000))),
 	}
 	for name, in := range inputs {
 		b.Run(name, func(b *testing.B) {

@@ -13,13 +13,6 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
 )
 
-// hostileXML returns a one-GPU topology with body inside its <cpu>.
-func hostileXML(body string) string {
-	return `<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">` +
-		`<pci busid="0000:17:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci>` +
-		body + `</cpu></system>`
-}
-
 // unknownEnv returns n distinct made-up variable assignments, one a line.
 func unknownEnv(n int) string {
 	var b strings.Builder
@@ -61,10 +54,10 @@ func TestAbuse(t *testing.T) {
 			args: []string{"topo", "--xml", "-"}, stdin: `<system version="1">` + strings.Repeat("x<!---->", (1<<20)/8) + `</system>`,
 			code: 1, err: fmt.Sprintf("more than %d XML tokens", topo.MaxTokens), maxOut: 0},
 		{name: "5,000 unknown elements",
-			args: []string{"topo", "--xml", "-"}, stdin: hostileXML(strings.Repeat("<fan/>", 5000)),
+			args: []string{"topo", "--xml", "-"}, stdin: topotest.OneGPU(strings.Repeat("<fan/>", 5000)),
 			code: 0, maxOut: 64 << 10, count: "unknown element <fan>", maxCount: topo.MaxWarningsPerKind, least: topo.MaxWarningsPerKind},
 		{name: "5,000 unknown elements: the rest counted",
-			args: []string{"topo", "--xml", "-"}, stdin: hostileXML(strings.Repeat("<fan/>", 5000)),
+			args: []string{"topo", "--xml", "-"}, stdin: topotest.OneGPU(strings.Repeat("<fan/>", 5000)),
 			code: 0, maxOut: 64 << 10, count: fmt.Sprintf("and %d more of the same kind", 5000-topo.MaxWarningsPerKind), maxCount: 1, least: 1},
 		{name: "issue 18 example 3: 5,000 unknown env names",
 			args: []string{"doctor", "--env", "-"}, stdin: unknownEnv(5000),

@@ -63,3 +63,13 @@ func (h Host) XML() string {
 	b.WriteString(`</system>`)
 	return b.String()
 }
+
+// OneGPU returns a valid one-GPU host (an sm 90 GPU with GPUDirect RDMA on
+// a Gen5 root port) with body inserted inside its <cpu> after the GPU: the
+// frame of the hostile-input tests, which put floods of elements, comments
+// or text there.
+func OneGPU(body string) string {
+	return `<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">` +
+		`<pci busid="0000:17:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci>` +
+		body + `</cpu></system>`
+}

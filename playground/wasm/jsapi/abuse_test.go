@@ -16,13 +16,6 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
 )
 
-// oneGPU wraps body into a valid one-GPU host.
-func oneGPU(body string) string {
-	return `<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">` +
-		`<pci busid="0000:17:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci>` +
-		body + `</cpu></system>`
-}
-
 // TestAbuse is the worker-API half of issue 18's abuse suite (the CLI half
 // is playground/cmd/ncclsim's TestAbuse): each hostile request must come back
 // as a reply whose size, item counts and figure elements are bounded by the
@@ -78,7 +71,7 @@ func TestAbuse(t *testing.T) {
 			req:      obj(map[string]any{"xml": `<system version="1">` + strings.Repeat("x<!---->", (1<<20)/8) + `</system>`}),
 			errField: "xml", errText: fmt.Sprintf("more than %d XML tokens", topo.MaxTokens), maxJSON: 4 << 10},
 		{name: "5,000 unknown elements: warnings capped per kind", fn: "topo",
-			req:      obj(map[string]any{"xml": oneGPU(strings.Repeat("<fan/>", 5000))}),
+			req:      obj(map[string]any{"xml": topotest.OneGPU(strings.Repeat("<fan/>", 5000))}),
 			errField: "-", maxJSON: 64 << 10, maxTags: 2000,
 			count: "unknown element \\u003cfan\\u003e", least: topo.MaxWarningsPerKind, most: topo.MaxWarningsPerKind},
 		{name: "66 GPUs on a host: pairs and matrix summarised", fn: "topo",
