@@ -7,6 +7,7 @@
 import { h, fill, field, select, section, setHTML, scroller, setError, commandBar } from './ui.js';
 import { systemPicker } from './system.js';
 import { envEditor } from './env.js';
+import { bigText, sizeText } from './bigtext.js';
 import { COLLS, DTYPES, FABRICS, ESTIMATOR_PRESET, ESTIMATE, LIMITS, mib } from './constants.js';
 
 // base is the site's root (<html data-base>, Hugo's relURL of "").
@@ -47,9 +48,15 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
     clearTimeout(timer);
     update();
   });
-  paste.addEventListener('input', () => {
-    clearTimeout(timer);
-    timer = setTimeout(update, 400);
+  // A large paste is held in memory, and its size counted in UTF-8 bytes as
+  // the service counts MaxNCCLTestsBytes (bigtext.js).
+  const pasteBox = bigText(paste, {
+    onChange: (now) => {
+      clearTimeout(timer);
+      if (now) update();
+      else timer = setTimeout(update, 400);
+    },
+    what: 'nccl-tests output',
   });
 
   const cmd = commandBar();
@@ -112,9 +119,10 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
       const b = size.value.trim();
       if (b === '' || b.length > 32) return { error: { field: 'bytes', message: 'Give a size such as 64M, 1G or 4096.' } };
       const req = { ...s, env: e.env, coll: collSel.value, bytes: b, dtype: dtype.value, fabric: fabric.value };
-      if (paste.value.trim() !== '') {
-        if (paste.value.length > LIMITS.ncclTestsBytes) return { error: { field: 'nccl_tests', message: `The pasted text is ${(paste.value.length / 1048576).toFixed(1)} MiB; the limit here is ${mib(LIMITS.ncclTestsBytes)}.` } };
-        req.ncclTests = paste.value;
+      const pasted = pasteBox.value();
+      if (pasted.trim() !== '') {
+        if (pasteBox.bytes() > LIMITS.ncclTestsBytes) return { error: { field: 'nccl_tests', message: `The pasted text is ${sizeText(pasteBox.bytes())}; the limit here is ${mib(LIMITS.ncclTestsBytes)}.` } };
+        req.ncclTests = pasted;
       }
       return { fn: 'estimator', req };
     },
