@@ -37,7 +37,7 @@ test: npm sysdeps ## vet, every Go test (browser tests included), generator chec
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./playground/wasm/...
 	$(MAKE) --no-print-directory site BASEURL=https://example.github.io/distributed-nav/
 
-bench: gen wasm lighthouse-npm ## run the benchmarks, then Lighthouse on four pages of the built site
+bench: gen wasm lighthouse-npm sysdeps ## run the benchmarks, then Lighthouse on four pages of the built site
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	rm -rf $(LH_PUBLIC)
 	$(HUGO) build -s site --minify --gc --baseURL "http://127.0.0.1:$(LH_PORT)/" -d ../$(LH_PUBLIC) --quiet
@@ -81,6 +81,7 @@ sysdeps:
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
 	command -v pdftotext >/dev/null 2>&1 || missing="$$missing poppler-utils"; \
+	[ -x /usr/bin/time ] || missing="$$missing time"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing Debian packages:$$missing"; \

@@ -49,12 +49,19 @@ func Build(ctx context.Context, host *topo.System, nodes int, env ncclenv.Env) (
 // analyses the paths and searches the graphs. The Result has no Tune
 // model yet (AddTuning adds it); the topology view needs nothing more, and
 // it stays available when the environment makes the tuning model fail.
+// A host of more GPUs than topo.MaxLocalRanks is refused before any work.
 func Search(ctx context.Context, host *topo.System, nodes int, env ncclenv.Env) (*Result, error) {
 	if host == nil {
 		return nil, fmt.Errorf("model: no topology")
 	}
 	if nodes < 1 {
 		return nil, fmt.Errorf("model: %d nodes, want at least 1", nodes)
+	}
+	if n := host.LocalRanks(); n > topo.MaxLocalRanks {
+		// NCCL would overrun its per-host arrays before its search ended; the
+		// search's cost grows with the square of the GPU count, so a model
+		// that ran it anyway would spend seconds on a system NCCL cannot run.
+		return nil, fmt.Errorf("model: %d GPUs on one host, more than the %d local ranks NCCL's per-host state holds (NCCL_MAX_LOCAL_RANKS, https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/include/device.h#L92): NCCL cannot run one communicator over them, so the graph search is not run; describe at most %d GPUs per host", n, topo.MaxLocalRanks, topo.MaxLocalRanks)
 	}
 	sys, err := host.Replicate(nodes)
 	if err != nil {

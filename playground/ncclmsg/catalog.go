@@ -71,6 +71,7 @@ type Catalog struct {
 	byWord  map[string][]*Entry // anchor word -> entries
 	noWord  []*Entry            // entries without an anchor word, tried last
 	byPlace map[string][]*Entry // "file:line" basename form -> entries
+	version map[string]*Entry   // severity -> showVersion's call (versionEntry)
 }
 
 var (

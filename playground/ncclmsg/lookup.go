@@ -116,6 +116,15 @@ func (c *Catalog) index() {
 	}
 	c.byWord = map[string][]*Entry{}
 	c.byPlace = map[string][]*Entry{}
+	// The banner's entry per severity, looked up once here rather than for
+	// every "NCCL version" line (a log repeats it on every rank), because
+	// versionEntry reads the whole catalog.
+	c.version = map[string]*Entry{}
+	for _, e := range c.Entries {
+		if _, ok := c.version[e.Severity]; !ok {
+			c.version[e.Severity] = c.versionEntry(e.Severity)
+		}
+	}
 	for i, e := range c.Entries {
 		c.byPlace[placeKey(e.File, e.Line)] = append(c.byPlace[placeKey(e.File, e.Line)], e)
 		for l := e.Line + 1; l <= e.EndLine; l++ {
@@ -220,7 +229,7 @@ func (c *Catalog) Match(severity, msg, place string) (Match, bool) {
 		}
 	}
 	if strings.HasPrefix(msg, "NCCL version ") {
-		if e := c.versionEntry(severity); e != nil {
+		if e := c.version[severity]; e != nil {
 			return Match{Entry: e, Fields: []Field{{Spec: "%s", Value: msg}}}, true
 		}
 	}

@@ -283,7 +283,7 @@ func ParseXML(r io.Reader) (*System, []Warning, error) {
 		return nil, b.warns.result(), err
 	}
 	if n := len(b.nodes[GPU]); n > MaxLocalRanks {
-		b.warn(sysEl.line, "%d GPUs on one host: NCCL sizes its per-host state for at most %d local ranks (NCCL_MAX_LOCAL_RANKS, https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/include/device.h#L92) without checking, so no communicator can use them all; the model still runs, and its graph search grows with the GPU count", n, MaxLocalRanks)
+		b.warn(sysEl.line, "%d GPUs on one host: NCCL sizes its per-host state for at most %d local ranks (NCCL_MAX_LOCAL_RANKS, https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/include/device.h#L92) without checking, so no communicator can use them all; the model reads the topology and its paths but does not search graphs for it", n, MaxLocalRanks)
 	}
 	b.sortSystem()
 	if err := b.freeze(sys); err != nil {

@@ -36,7 +36,8 @@ const (
 	MaxNodesPerType = 640 // NCCL_TOPO_MAX_NODES
 	MaxLinksPerNode = 576 // NCCL_TOPO_MAX_LINKS
 	// MaxLocalRanks is NCCL_MAX_LOCAL_RANKS (device.h:92), the size of
-	// NCCL's per-host rank arrays; a host with more GPUs gets a warning.
+	// NCCL's per-host rank arrays; a host with more GPUs gets a warning,
+	// and model.Search refuses to search graphs for it.
 	MaxLocalRanks = 72
 )
 

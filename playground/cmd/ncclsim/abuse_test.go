@@ -73,6 +73,11 @@ func TestAbuse(t *testing.T) {
 		{name: "66 GPUs on a host: --full --json lists every pair",
 			args: []string{"topo", "--xml", "-", "--full", "--json"}, stdin: topotest.Host{Sockets: 1, Switches: 6, GPUs: 11}.XML(),
 			code: 0, maxOut: 4 << 20, count: `"direct_path":`, maxCount: 66 * 65, least: 66 * 65},
+		{name: "issue 18 example 5: 512 GPUs on a host, refused before the search",
+			// NCCL_MAX_LOCAL_RANKS (device.h:92) bounds one host's GPUs; 8 sockets
+			// x 8 switches x 8 GPUs is seven times that.
+			args: []string{"topo", "--xml", "-"}, stdin: topotest.Host{Sockets: 8, Switches: 8, GPUs: 8}.XML(),
+			code: 1, err: fmt.Sprintf("512 GPUs on one host, more than the %d local ranks", topo.MaxLocalRanks), maxOut: 0},
 		{name: "NCCL_MAX_NCHANNELS=0 is not silent",
 			args: []string{"tune", "--preset", "h100-sxm-8x", "--env", "NCCL_MAX_NCHANNELS=0"},
 			code: 0, err: "setting it to 1", maxOut: 64 << 10},
