@@ -431,14 +431,19 @@ func (p *parser) netDevices(kind, rest string) {
 	rest, _, _ = strings.Cut(rest, "; OOB")
 	for _, f := range strings.Fields(rest) {
 		f = strings.Trim(f, "{},")
+		indexed := false
 		for strings.HasPrefix(f, "[") {
 			j := strings.IndexByte(f, ']')
 			if j < 0 {
 				break
 			}
 			f = strings.TrimLeft(f[j+1:], "={")
+			indexed = true
 		}
-		if f == "" || !strings.Contains(f, ":") {
+		// A device is "name:address" (or "name:port/link"); after an
+		// "[N]" index a name whose address the poster elided
+		// ("[0]ib0.<ip>") is a device too.
+		if f == "" || (!strings.Contains(f, ":") && !indexed) {
 			continue
 		}
 		name := kind + " " + f

@@ -48,12 +48,11 @@ type Rule struct {
 // on the variable tables, and nccl-warn only lists what nothing explains,
 // so neither is counted.
 var unproven = map[string]bool{
-	"nvls-setup-hang": true, "net-socket": true, "ib-register-memory": true, "gpu-arch-not-built": true,
-	"gdr-disabled-distance": true, "duplicate-gpu": true, "collective-timeout": true, "cuda-oom-nccl": true,
+	"nvls-setup-hang": true, "ib-register-memory": true, "gpu-arch-not-built": true,
+	"gdr-disabled-distance": true, "collective-timeout": true, "cuda-oom-nccl": true,
 	"nccl-version-mismatch": true, "timeout-desync": true, "watchdog-heartbeat-abort": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
 	"no-gdrdma": true, "few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
-	"transfer-size-mismatch": true,
 }
 
 // unprovenNote is appended to the explanation of an unproven diagnosis.
@@ -101,16 +100,17 @@ var lineRules = []Rule{
 		Any: []string{"collective mismatch error", "message truncated : receiving", "Message truncated : received"},
 		Messages: []string{"NET/IB : req %d/%d tag %x peer %s collective mismatch error, local size %d remote size %d",
 			"NET/Socket : peer %s message truncated : receiving %d bytes instead of %d. If you believe your socket network is in a healthy state, there may be a mismatch in collective sizes or environment settings (e.g. NCCL_PROTO, NCCL_ALGO) between ranks",
-			"Message truncated : received %d bytes instead of %d"},
+			bootstrapTruncated},
 		Explanation: "A rank received more or less data than its peer sent: the two sides of one connection cut the transfer differently. Either the ranks are not running the same collective with the same size (calls in a different order, tensors of different shapes), or a setting that decides how NCCL splits the data differs between ranks: NCCL_PROTO, NCCL_ALGO, NCCL_BUFFSIZE, chunk sizes, or two NCCL releases in one job.",
 		Fix:         "Give every rank the same NCCL_* environment and one NCCL release (compare `env | grep NCCL` and the loaded libnccl on every node, including /etc/nccl.conf and ~/.nccl.conf), then check that all ranks issue the same collectives with the same sizes.",
 		Check:       "Run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=ENV,INIT on all nodes and compare the \"set by environment\" lines and NCCL versions; TORCH_DISTRIBUTED_DEBUG=DETAIL checks collective shapes across ranks.",
 		Links:       []Link{linkMismatched, linkIgnoredEnv, envLink("NCCL_PROTO"), envLink("NCCL_ALGO"), envLink("NCCL_BUFFSIZE")},
+		Explain:     explainTruncation,
 	},
 	{
 		ID: "duplicate-gpu", Title: "Two ranks on one GPU", Severity: Error,
 		Any:         []string{"Duplicate GPU detected"},
-		Explanation: "NCCL found two ranks of one communicator on the same GPU (the number is its PCI bus id) and refused with invalid usage. The ranks did not select their own device before the first collective: every process used the default cuda:0, or CUDA_VISIBLE_DEVICES/the launcher gave several ranks the same GPU, or a device mesh mapped ranks to devices wrongly.",
+		Explanation: "NCCL found two ranks of one communicator on the same GPU (the number is its PCI bus id) and refused with invalid usage. The ranks did not select their own device before the first collective: every process used the default cuda:0, or CUDA_VISIBLE_DEVICES/the launcher gave several ranks the same GPU, or a device mesh mapped ranks to devices wrongly. CUDA reads CUDA_VISIBLE_DEVICES once, when it initialises: setting it inside a process after anything touched CUDA (an import that queries devices, torch.cuda calls, a parent process that initialised CUDA before spawning) has no effect, so every rank still sees all GPUs and picks the first.",
 		Fix:         "Call `torch.cuda.set_device(int(os.environ[\"LOCAL_RANK\"]))` before `init_process_group` (or pass `device_id=torch.device(\"cuda\", local_rank)`), build device meshes from the local rank, and give each process its own GPU in CUDA_VISIBLE_DEVICES.",
 		Check:       "Print LOCAL_RANK, CUDA_VISIBLE_DEVICES and `torch.cuda.current_device()` on every rank before the first collective; the busId values of the \"comm ... rank ... busId\" lines must all differ on one host.",
 		Links:       []Link{linkTroubleshoot},
@@ -294,6 +294,22 @@ func (d *diagnoser) lineDiagnoses() []Diagnosis {
 			Explanation: strings.Join(parts, " "), Evidence: ev.list(), Links: links(r.Links...)})
 	}
 	return out
+}
+
+// bootstrapTruncated is the catalog format of bootstrap.cc's own size
+// check, which guards setup messages rather than collective data.
+const bootstrapTruncated = "Message truncated : received %d bytes instead of %d"
+
+// explainTruncation tells a truncated bootstrap message (setup data the
+// ranks exchange while they connect) from truncated collective data.
+func explainTruncation(lines []LineRef, s *Summary) string {
+	fixed, _, _ := strings.Cut(bootstrapTruncated, "%")
+	for _, l := range lines {
+		if strings.Contains(l.Text, fixed) {
+			return "This message comes from NCCL's bootstrap: the ranks were exchanging setup data (addresses, connection handles) while creating a communicator or connecting peers, so NCCL_PROTO, NCCL_ALGO and collective sizes play no part. Ranks that load different NCCL releases disagree on the size of these messages; so do ranks that create communicators (new_group, ncclCommSplit) in a different order. When every rank loads the same release, the release itself is the suspect: reporters saw this intermittently with NCCL 2.19.3 and 2.20.5 and it went away with another NCCL release (older or newer)."
+		}
+	}
+	return ""
 }
 
 // wcMeaning says what an IB work-completion status means for NCCL.
