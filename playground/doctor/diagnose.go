@@ -516,6 +516,7 @@ func (d *diagnoser) collectiveTimeout() (Diagnosis, bool) {
 		b.WriteString("PyTorch reports failed or timed-out NCCL work.")
 	}
 	b.WriteString(d.progressSummary(&ev))
+	b.WriteString(d.exitTeardown(s.TimeoutLines.Lines, &ev))
 	if d.groupsFailing() > 1 {
 		b.WriteString(" When several process groups of one job fail together, check the order in which each process issues collectives: NCCL needs every rank to call the collectives of a communicator in the same order, so collectives issued from two threads at once on one communicator, or groups entered in a different order on different ranks, hang.")
 	}
@@ -678,10 +679,26 @@ func (d *diagnoser) heartbeatAbort() (Diagnosis, bool) {
 	if len(s.Timeouts) > 0 || !s.TimeoutLines.Empty() {
 		expl += " A collective timeout came first, so the hang is in the clean-up after it; SkipCleanUp (TORCH_NCCL_ASYNC_ERROR_HANDLING=3) exists for exactly that case."
 	}
+	expl += d.exitTeardown(s.Heartbeat.Lines, &ev)
 	expl += " Enable the flight recorder so the dump holds data; raise TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC only if dumps legitimately take longer, and keep TORCH_NCCL_ENABLE_MONITORING on in production."
 	return Diagnosis{ID: "watchdog-heartbeat-abort", Severity: Error, Title: "Watchdog hang: the heartbeat monitor aborted the process",
 		Explanation: expl, Evidence: ev.list(),
 		Links: links(linkHeartbeat, linkHeartbeatNote, envLink("TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC"), envLink("TORCH_NCCL_ENABLE_MONITORING"))}, true
+}
+
+// exitTeardown names the cause when the processes were already exiting
+// with live process groups (PyTorch's "destroy_process_group() was not
+// called before program exit" before the failure lines): the groups are
+// then torn down one by one by the garbage collector, in no agreed order
+// across ranks, and a communicator whose peers are gone hangs in its
+// clean-up. It returns "" when the log shows no such exit.
+func (d *diagnoser) exitTeardown(failure []LineRef, ev *evidence) string {
+	w := d.s.noDestroy.Lines
+	if len(w) == 0 || len(failure) == 0 || w[0].Line > failure[0].Line {
+		return ""
+	}
+	ev.add(w[0])
+	return fmt.Sprintf(" It happened while the program was exiting: %d line(s) warn that destroy_process_group() was not called before program exit, so the process groups (every new_group, and the many expert- and tensor-parallel groups of MoE runs) were torn down by garbage collection, rank by rank in no agreed order, and a communicator whose peers had already gone hung in its clean-up. Call torch.distributed.destroy_process_group() on every rank at the end of the program (after the last collective, outside a finally block that an exception could reach first); the training itself had finished.", d.s.noDestroy.Count)
 }
 
 // heartbeatScope says which process groups and how many processes the

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,7 +49,7 @@ type Rule struct {
 // on the variable tables, and nccl-warn only lists what nothing explains,
 // so neither is counted.
 var unproven = map[string]bool{
-	"nvls-setup-hang": true, "ib-register-memory": true, "gpu-arch-not-built": true,
+	"nvls-setup-hang": true, "ib-register-memory": true,
 	"gdr-disabled-distance": true, "collective-timeout": true, "cuda-oom-nccl": true,
 	"nccl-version-mismatch": true, "timeout-desync": true, "watchdog-heartbeat-abort": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
@@ -76,11 +77,16 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "gpu-arch-not-built", Title: "NCCL or PyTorch has no GPU code for this GPU's architecture", Severity: Error,
-		Any:         []string{"invalid device function", "no kernel image is available for execution on the device", "cudaErrorNoKernelImageForDevice", "cudaErrorInvalidDeviceFunction"},
+		Any: []string{"invalid device function", "no kernel image is available for execution on the device", "cudaErrorNoKernelImageForDevice", "cudaErrorInvalidDeviceFunction",
+			// PyTorch's own checks at CUDA start (torch/cuda/__init__.py,
+			// _check_cubins and _check_capability).
+			"is not compatible with the current PyTorch installation", "The current PyTorch install supports CUDA capabilities",
+			"PyTorch no longer supports this GPU because it is too old"},
 		Explanation: "A CUDA kernel could not be launched because the library holds no code for the GPU's compute capability: CUDA answers \"invalid device function\" or \"no kernel image is available\". Either the GPU is older than the architectures the NCCL/PyTorch build still targets (Kepler sm_35/sm_37 left the prebuilt wheels with CUDA 11, Maxwell and Pascal leave later ones), or it is newer than the build (Blackwell sm_100/sm_120 before CUDA 12.8 builds and NCCL 2.26).",
-		Fix:         "Use a build compiled for this compute capability: for an old GPU an older PyTorch/NCCL release that still ships its architecture, or build NCCL from source with NVCC_GENCODE=\"-gencode=arch=compute_35,code=sm_35\" (your GPU's value); for a new GPU a newer release.",
+		Fix:         "Use a build compiled for this compute capability: for an old GPU an older PyTorch/NCCL release that still ships its architecture, or build NCCL from source with NVCC_GENCODE=\"-gencode=arch=compute_35,code=sm_35\" (your GPU's value); for a new GPU a newer release (Blackwell, sm_100/sm_120, needs a CUDA 12.8 build: PyTorch 2.7 or later from https://download.pytorch.org/whl/cu128, and NCCL 2.26 or later).",
 		Check:       "`python -c \"import torch; print(torch.cuda.get_device_capability(), torch.cuda.get_arch_list(), torch.cuda.nccl.version())\"`: the capability must be in the arch list; `cuobjdump --list-elf libnccl.so.2` lists the architectures NCCL was built for.",
 		Links:       []Link{linkVersions, linkTroubleshoot},
+		Explain:     explainArchList,
 	},
 	{
 		ID: "ib-async-event", Title: "The RDMA NIC reported an asynchronous error", Severity: Error,
@@ -294,6 +300,42 @@ func (d *diagnoser) lineDiagnoses() []Diagnosis {
 			Explanation: strings.Join(parts, " "), Evidence: ev.list(), Links: links(r.Links...)})
 	}
 	return out
+}
+
+// explainArchList compares the GPU's architecture with the ones PyTorch's
+// start-up warning says the build carries ("... with CUDA capability
+// sm_120 is not compatible ..." and "... supports CUDA capabilities sm_50
+// sm_60 ... sm_90.").
+func explainArchList(lines []LineRef, s *Summary) string {
+	gpu, lo, hi := -1, -1, -1
+	for _, l := range lines {
+		if i := strings.Index(l.Text, "with CUDA capability sm_"); i >= 0 {
+			if n, ok := leadingInt(l.Text[i+len("with CUDA capability sm_"):]); ok {
+				gpu = n
+			}
+		}
+		if i := strings.Index(l.Text, "supports CUDA capabilities "); i >= 0 {
+			for _, f := range strings.Fields(l.Text[i+len("supports CUDA capabilities "):]) {
+				n, ok := leadingInt(strings.TrimPrefix(f, "sm_"))
+				if !ok || !strings.HasPrefix(f, "sm_") {
+					continue
+				}
+				if lo < 0 || n < lo {
+					lo = n
+				}
+				hi = max(hi, n)
+			}
+		}
+	}
+	switch {
+	case gpu < 0 || hi < 0:
+		return ""
+	case gpu > hi:
+		return fmt.Sprintf("The GPU is sm_%d and this PyTorch build carries code up to sm_%d only: the build is older than the GPU, so install one that lists sm_%d in torch.cuda.get_arch_list().", gpu, hi, gpu)
+	case gpu < lo:
+		return fmt.Sprintf("The GPU is sm_%d and this PyTorch build starts at sm_%d: the GPU is older than anything the build carries.", gpu, lo)
+	}
+	return fmt.Sprintf("The GPU is sm_%d, inside the range sm_%d..sm_%d this build lists, but its exact architecture is missing from the list.", gpu, lo, hi)
 }
 
 // bootstrapTruncated is the catalog format of bootstrap.cc's own size
