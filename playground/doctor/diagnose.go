@@ -768,8 +768,18 @@ func (d *diagnoser) devShm() (Diagnosis, bool) {
 	}
 	var ev evidence
 	ev.add(d.s.ShmFailure.Lines...)
+	expl := "NCCL keeps host-memory buffers as files under /dev/shm and failed to create or grow one."
+	for _, l := range d.s.ShmFailure.Lines {
+		if i := strings.Index(l.Text, "(size "); i >= 0 {
+			if n, ok := leadingInt(l.Text[i+len("(size "):]); ok && n > 0 {
+				expl += fmt.Sprintf(" This segment alone is %d bytes (%.1f MiB), and NCCL makes one per shared-memory connection between local ranks, so the total grows with the GPUs of the host.", n, float64(n)/(1<<20))
+				break
+			}
+		}
+	}
+	expl += " Containers start with a small /dev/shm (64 MB in Docker, often less in CI images) that DataLoader workers also use. Start the container with a larger --shm-size (e.g. --shm-size=1g) or the host IPC namespace (--ipc=host); in Kubernetes mount an emptyDir volume with medium: Memory at /dev/shm; and make sure all ranks of a host share the same /dev/shm. Check: `df -h /dev/shm` inside the container."
 	return Diagnosis{ID: "dev-shm-full", Severity: Error, Title: "NCCL could not create its /dev/shm buffers",
-		Explanation: "NCCL keeps host-memory buffers as files under /dev/shm and failed to create or grow one. Containers start with a small /dev/shm (64 MB in Docker) that DataLoader workers also use. Start the container with a larger --shm-size or the host IPC namespace, and make sure all ranks of a host share the same /dev/shm.",
+		Explanation: expl,
 		Evidence:    ev.list(), Links: links(linkDevShm, linkSHM, envLink("NCCL_CUMEM_HOST_ENABLE"), envLink("NCCL_SHM_DISABLE"))}, true
 }
 
