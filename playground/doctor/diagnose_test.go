@@ -189,6 +189,35 @@ func TestDiagnoseSynthetic(t *testing.T) {
 					t.Errorf("%s", ds[0].Explanation)
 				}
 			}},
+		// PyTorch v2.6.0's watchdog wording; SeqNum 1 is a group's first
+		// collective, SeqNum 812 one in the middle of training.
+		{name: "first collective times out",
+			log:  "[rank3]:[E1016 03:31:38.9 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600071 milliseconds before timing out.\n",
+			want: []string{"collective-timeout"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if !strings.Contains(ds[0].Explanation, "the first of its process group") {
+					t.Errorf("%s", ds[0].Explanation)
+				}
+			}},
+		{name: "a later collective times out",
+			log:  "[rank3]:[E1016 03:31:38.9 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=812, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600071 milliseconds before timing out.\n",
+			want: []string{"collective-timeout"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if strings.Contains(ds[0].Explanation, "the first of its process group") {
+					t.Errorf("%s", ds[0].Explanation)
+				}
+			}},
+		// The HCA-level message (net_ib.cc up to v2.12, and network
+		// plugins since) next to IB connections without /GDRDMA.
+		{name: "GPUDirect RDMA disabled for the HCA",
+			log: "h:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n" +
+				"h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0\n",
+			want: []string{"no-gdrdma"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if ds[0].Severity != Warning || !strings.Contains(ds[0].Explanation, "nvidia-peermem") || !hasEvidence(ds[0], 1) {
+					t.Errorf("%+v", ds[0])
+				}
+			}},
 		{name: "environment only",
 			env:  map[string]string{"NCCL_P2P_DISABLE": "1", "NCCL_P2P_LEVEL": "PHB", "NCCL_DEBUG": "INFO", "NCCL_VERSION": "2.21.5-1"},
 			want: []string{"p2p-unavailable", "env-contradiction", "env-debug-knob", "env-container"},

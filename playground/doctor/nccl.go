@@ -48,6 +48,8 @@ func (p *parser) ncclMessage(n int, o origin, lvl level, msg, raw string) {
 	case strings.HasPrefix(t, "NET/IB : No device found") || strings.HasPrefix(t, "NET/IB: No device found") ||
 		strings.HasPrefix(t, "Failed to open libibverbs"):
 		p.add(&p.s.IBNoDevice, n, raw)
+	case strings.Contains(t, "GPU Direct RDMA Disabled for HCA"):
+		p.add(&p.s.gdrNoModule, n, raw)
 	case strings.HasPrefix(t, "NET/IB : Using") || strings.HasPrefix(t, "NET/IB: Using"):
 		p.netDevices("IB", t[strings.Index(t, "Using")+5:])
 	case strings.HasPrefix(t, "NET/Socket : Using") || strings.HasPrefix(t, "NET/Socket: Using"):

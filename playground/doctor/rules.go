@@ -50,7 +50,7 @@ type Rule struct {
 // so neither is counted.
 var unproven = map[string]bool{
 	"nvls-setup-hang": true, "ib-register-memory": true,
-	"gdr-disabled-distance": true, "collective-timeout": true, "cuda-oom-nccl": true,
+	"gdr-disabled-distance": true, "cuda-oom-nccl": true,
 	"nccl-version-mismatch": true, "timeout-desync": true, "watchdog-heartbeat-abort": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
 	"no-gdrdma": true, "few-channels": true, "env-not-applied": true, "nccl-tests-result": true,

@@ -291,6 +291,10 @@ type Summary struct {
 	// alive when the interpreter shut down ("destroy_process_group() was
 	// not called before program exit", ProcessGroupNCCL's shutdown path).
 	noDestroy Evidence
+	// gdrNoModule holds "GPU Direct RDMA Disabled for HCA N 'dev'" lines:
+	// the NIC cannot reach GPU memory at all (no peer-memory module or
+	// DMA-BUF), unlike the per-GPU distance message.
+	gdrNoModule Evidence
 	// ruleHits holds the evidence of each line rule (lineRules) by ID.
 	ruleHits map[string]*Evidence
 	// netCues holds the lines that say why NCCL fell back to sockets, by
