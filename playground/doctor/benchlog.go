@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -57,7 +58,8 @@ type BenchSystem struct {
 	// GPUsPerNode and Nodes are what the log shows (0: not shown).
 	GPUsPerNode int `json:"gpus_per_node,omitempty"`
 	Nodes       int `json:"nodes,omitempty"`
-	// Coll and Bytes are the run's collective and the size of its peak row.
+	// Coll is the run's collective when the estimator models it (one of
+	// EstimatorColls), Bytes the size of its peak row.
 	Coll  string `json:"coll,omitempty"`
 	Bytes uint64 `json:"bytes,omitempty"`
 	// EstimatorURL is the site-relative estimator page with these
@@ -266,6 +268,11 @@ func (p *parser) finishBench() {
 	}
 }
 
+// EstimatorColls are the collectives the estimator models, as nccl-tests
+// programs name them (all_reduce_perf: "allreduce"); service's tests keep
+// the list equal to the estimator's own.
+var EstimatorColls = []string{"allreduce", "allgather", "reducescatter", "broadcast", "reduce"}
+
 // benchSystem suggests the preset closest to the run's GPUs, GPUs per
 // host and hosts: from the Rank lines when they name hosts, else from the
 // NCCL lines of the log.
@@ -285,7 +292,7 @@ func (p *parser) benchSystem(r *NCCLTestsRun) *BenchSystem {
 	if !ok {
 		return nil
 	}
-	sys := &BenchSystem{Preset: c.Name, Title: c.Title, Exact: c.Exact, GPUsPerNode: perHost, Nodes: hosts, Coll: r.Collective, Bytes: r.PeakBytes}
+	sys := &BenchSystem{Preset: c.Name, Title: c.Title, Exact: c.Exact, GPUsPerNode: perHost, Nodes: hosts, Bytes: r.PeakBytes}
 	// Preset names are [a-z0-9-], collectives letters and sizes digits:
 	// nothing in the query needs escaping.
 	q := "preset=" + c.Name
@@ -294,8 +301,9 @@ func (p *parser) benchSystem(r *NCCLTestsRun) *BenchSystem {
 		q += "&nodes=" + strconv.Itoa(hosts)
 		cmd += " --nodes " + strconv.Itoa(hosts)
 	}
-	if r.Collective != "" && ascii.Letters(r.Collective) {
+	if slices.Contains(EstimatorColls, r.Collective) {
 		q += "&coll=" + r.Collective
+		sys.Coll = r.Collective
 	}
 	if r.PeakBytes > 0 {
 		q += "&bytes=" + strconv.FormatUint(r.PeakBytes, 10)

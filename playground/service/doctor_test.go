@@ -3,8 +3,11 @@ package service
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/distributed-nav/distributed-nav/playground/doctor"
 )
 
 // benchLog is an all_reduce_perf run over two hosts of eight H100 each, in
@@ -64,5 +67,17 @@ func TestDoctorExpectation(t *testing.T) {
 	before := fmt.Sprint(r2.Diagnoses)
 	if err := s.DoctorExpectation(ctx, r2); err != nil || fmt.Sprint(r2.Diagnoses) != before {
 		t.Errorf("a log without a table changed: %v", err)
+	}
+}
+
+// The collectives the doctor links to the estimator are exactly those the
+// estimator page offers.
+func TestDoctorEstimatorColls(t *testing.T) {
+	var offered []string
+	for _, o := range Constants().Colls {
+		offered = append(offered, o.Value)
+	}
+	if !slices.Equal(offered, doctor.EstimatorColls) {
+		t.Errorf("estimator offers %v, the doctor links %v", offered, doctor.EstimatorColls)
 	}
 }
