@@ -218,6 +218,16 @@ func TestDiagnoseSynthetic(t *testing.T) {
 					t.Errorf("%+v", ds[0])
 				}
 			}},
+		// Release 2.30's wording of the duplicate-GPU check (init.cc at
+		// v2.30.7-1, line 1057), reached through the catalog format.
+		{name: "two ranks on one GPU, 2.30 wording",
+			log:  "h:1:2 [0] init.cc:1057 NCCL WARN Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.\n",
+			want: []string{"duplicate-gpu"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if !strings.Contains(ds[0].Explanation, "NCCL_MULTI_RANK_GPU_ENABLE") || !hasEvidence(ds[0], 1) {
+					t.Errorf("%+v", ds[0])
+				}
+			}},
 		{name: "environment only",
 			env:  map[string]string{"NCCL_P2P_DISABLE": "1", "NCCL_P2P_LEVEL": "PHB", "NCCL_DEBUG": "INFO", "NCCL_VERSION": "2.21.5-1"},
 			want: []string{"p2p-unavailable", "env-contradiction", "env-debug-knob", "env-container"},

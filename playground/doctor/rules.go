@@ -69,7 +69,9 @@ func Rules() []Rule { return append([]Rule(nil), lineRules...) }
 var lineRules = []Rule{
 	{
 		ID: "gpu-newer-than-nccl", Title: "The GPU is newer than this NCCL release", Severity: Error,
-		Any:         []string{"exceeds device/fn maxSharedMem"},
+		Any: []string{"exceeds device/fn maxSharedMem"},
+		Messages: []string{"cudaArch %d dynamic smem %d exceeds device/fn maxSharedMem %d",
+			"cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu", "ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu"},
 		Explanation: "NCCL's kernels were built for GPU architectures older than this one: they ask for more shared memory per block than the device allows (\"ncclMaxSharedMem ... exceeds device/fn maxSharedMem\"), so every collective fails or hangs. This is what an RTX 5090 / RTX PRO 6000 (Blackwell, sm_120) shows with NCCL 2.25 and older.",
 		Fix:         "Upgrade NCCL to a release that supports the GPU (2.26 or later for Blackwell GeForce/RTX PRO: a newer PyTorch wheel, or `pip install -U nvidia-nccl-cu12` and make sure that copy is the one loaded).",
 		Check:       "`python -c \"import torch; print(torch.cuda.nccl.version(), torch.cuda.get_device_capability())\"` and the \"NCCL version\" line of the log against the GPU's compute capability.",
@@ -115,8 +117,11 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "duplicate-gpu", Title: "Two ranks on one GPU", Severity: Error,
-		Any:         []string{"Duplicate GPU detected"},
-		Explanation: "NCCL found two ranks of one communicator on the same GPU (the number is its PCI bus id) and refused with invalid usage. The ranks did not select their own device before the first collective: every process used the default cuda:0, or CUDA_VISIBLE_DEVICES/the launcher gave several ranks the same GPU, or a device mesh mapped ranks to devices wrongly. CUDA reads CUDA_VISIBLE_DEVICES once, when it initialises: setting it inside a process after anything touched CUDA (an import that queries devices, torch.cuda calls, a parent process that initialised CUDA before spawning) has no effect, so every rank still sees all GPUs and picks the first.",
+		// "Last error:" re-raises carry the text without NCCL's prefix.
+		Any: []string{"Duplicate GPU detected", "Multiple Ranks are using the same GPU"},
+		Messages: []string{"Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx",
+			"Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration."},
+		Explanation: "NCCL found two ranks of one communicator on the same GPU (releases up to 2.29 print its PCI bus id; 2.30 says \"Multiple Ranks are using the same GPU/Partition\") and refused with invalid usage. NCCL_MULTI_RANK_GPU_ENABLE=1 (2.30) lets it run that way on purpose, which is rarely what a training job wants. The ranks did not select their own device before the first collective: every process used the default cuda:0, or CUDA_VISIBLE_DEVICES/the launcher gave several ranks the same GPU, or a device mesh mapped ranks to devices wrongly. CUDA reads CUDA_VISIBLE_DEVICES once, when it initialises: setting it inside a process after anything touched CUDA (an import that queries devices, torch.cuda calls, a parent process that initialised CUDA before spawning) has no effect, so every rank still sees all GPUs and picks the first.",
 		Fix:         "Call `torch.cuda.set_device(int(os.environ[\"LOCAL_RANK\"]))` before `init_process_group` (or pass `device_id=torch.device(\"cuda\", local_rank)`), build device meshes from the local rank, and give each process its own GPU in CUDA_VISIBLE_DEVICES.",
 		Check:       "Print LOCAL_RANK, CUDA_VISIBLE_DEVICES and `torch.cuda.current_device()` on every rank before the first collective; the busId values of the \"comm ... rank ... busId\" lines must all differ on one host.",
 		Links:       []Link{linkTroubleshoot},
@@ -136,7 +141,9 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "gdr-disabled-distance", Title: "GPUDirect RDMA disabled by the GPU-NIC distance", Severity: Warning,
-		Any:         []string{"GPU Direct RDMA Disabled for GPU"},
+		Any: []string{"GPU Direct RDMA Disabled for GPU"},
+		Messages: []string{"GPU Direct RDMA Disabled for GPU %d / HCA %lx (distance %d > %d)", "GPU Direct RDMA Disabled for GPU %lx / HCA %lx (distance %d > %d)",
+			"GPU Direct RDMA Disabled for GPU %lx / HCA %d (distance %d > %d)"},
 		Explanation: "NCCL will not let the NIC read and write GPU memory directly because the path between them is longer than NCCL_NET_GDR_LEVEL allows (by default PXB: the GPU and NIC must share a PCIe switch). Transfers are staged through host memory instead.",
 		Fix:         "Use a NIC on the GPU's own PCIe switch or socket (NCCL_IB_HCA), or, where the platform supports peer traffic across the host bridge, raise NCCL_NET_GDR_LEVEL (PHB or SYS) and measure.",
 		Check:       "`nvidia-smi topo -m` (the GPU-NIC entry: PIX/PXB allow GDR by default, PHB/NODE/SYS do not) and `lsmod | grep nvidia_peermem`.",
@@ -145,7 +152,10 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "nvls-failure", Title: "NVLink SHARP (NVLS) failed", Severity: Error,
-		Any:         []string{"Failed to bind NVLink SHARP", "NVLS) Multicast", "transport/nvls.cc"},
+		Any: []string{"Failed to bind NVLink SHARP", "NVLS) Multicast", "transport/nvls.cc"},
+		Messages: []string{"Failed to bind NVLink SHARP (NVLS) Multicast memory of size %ld : CUDA error %d '%s'.\nThis is usually caused by a system or configuration error in the Fabric Manager or NVSwitches.\nDisable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error in the future.",
+			"Failed to bind NVLink SHARP (NVLS) Multicast memory of size %ld : CUDA error %d '%s'.\nThis is usually caused by a system or configuration error in the Fabric Manager or NVSwitches.\nDo not force-enable NVLS (NCCL_NVLS_ENABLE=1) if you wish to avoid this error in the future.",
+			"Failed to bind NVLink SHARP (NVLS) Multicast memory of size %ld : CUDA error %d '%s'. Proceeding without NVLS support."},
 		Explanation: "Setting up NVLink SHARP multicast memory through the NVSwitches failed. That is a system state, not your program: the Fabric Manager is not running or not in sync with the driver, a GPU or NVSwitch needs a reset, or the switches ran out of multicast resources.",
 		Fix:         "Check and restart nvidia-fabricmanager (same version as the driver), reset the GPUs or reboot the node; set NCCL_NVLS_ENABLE=0 to confirm (the job then runs without NVLS) and as a stopgap.",
 		Check:       "`systemctl status nvidia-fabricmanager`, `nvidia-smi -q | grep -A3 Fabric` (State Completed, Status Success), and a rerun with NCCL_NVLS_ENABLE=0.",
@@ -155,6 +165,7 @@ var lineRules = []Rule{
 		ID: "cuda-oom-nccl", Title: "NCCL ran out of GPU memory", Severity: Error,
 		Any:         []string{"Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'", "Failed to CUDA calloc", "Failed to CUDA malloc", "CUDA error 2 'out of memory'"},
 		None:        []string{"NVLS", "Multicast"},
+		Messages:    []string{"Failed to CUDA malloc %ld bytes", "Failed to CUDA calloc %ld bytes", "Failed to CUDA calloc async %ld bytes"},
 		Explanation: "NCCL could not allocate GPU memory for its buffers. It allocates them when a communicator is created and when it first connects to a peer: one buffer per channel, peer and protocol (NCCL_BUFFSIZE, 4 MiB for Simple by default), plus NVLS buffers on NVSwitch systems, so the need grows with channels, peers and communicators, and a framework that reserved almost all memory leaves it none.",
 		Fix:         "Leave headroom (lower the framework's memory fraction or batch), create fewer communicators, or shrink NCCL's share: NCCL_BUFFSIZE=2097152, NCCL_NVLS_ENABLE=0 on NVSwitch systems, fewer channels (NCCL_MAX_NCHANNELS).",
 		Check:       "`nvidia-smi` memory use at the moment of the failure, and whether the error goes away with NCCL_BUFFSIZE=2097152 or NCCL_NVLS_ENABLE=0.",
@@ -162,7 +173,9 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "socket-address", Title: "NCCL cannot reach a peer's socket address", Severity: Error,
-		Any:         []string{"no socket interface found", "No usable listening interface found", "is neither AF_INET(2) nor AF_INET6(10)", "Bootstrap : no NCCL_SOCKET_IFNAME"},
+		Any: []string{"no socket interface found", "No usable listening interface found", "is neither AF_INET(2) nor AF_INET6(10)", "Bootstrap : no NCCL_SOCKET_IFNAME"},
+		Messages: []string{"NET/Socket : No usable listening interface found", "Bootstrap : no socket interface found",
+			"ncclSocketInit: connecting to address %s with family %d is neither AF_INET(%d) nor AF_INET6(%d)"},
 		Explanation: "NCCL has no usable IP address to reach a peer: either no interface matches NCCL_SOCKET_IFNAME (or none besides loopback exists) for its bootstrap and socket traffic, or, when it complains about an address \"with family N\", the address it received from another rank is garbage, which is what ranks running different NCCL releases (their bootstrap messages differ in layout) produce.",
 		Fix:         "Set NCCL_SOCKET_IFNAME to an interface that exists and routes between the hosts on every node (a prefix such as `eth`, `=name` for an exact name, `^docker,lo` to exclude), or unset it; and run one NCCL release on every node (check for a second libnccl: pip nvidia-nccl-cu* packages, a system copy under /usr/lib or /usr/local).",
 		Check:       "`ip -br addr` on every node, the \"Bootstrap: Using\" line of each rank, and `python -c \"import torch; print(torch.cuda.nccl.version())\"` plus `pip list | grep nccl` on every node.",
