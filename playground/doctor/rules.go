@@ -54,6 +54,7 @@ var unproven = map[string]bool{
 	"nccl-version-mismatch": true, "timeout-desync": true, "watchdog-heartbeat-abort": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
 	"no-gdrdma": true, "few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
+	"ib-qp-setup": true,
 }
 
 // unprovenNote is appended to the explanation of an unproven diagnosis.
@@ -199,6 +200,27 @@ var lineRules = []Rule{
 				}
 			}
 			return ""
+		},
+	},
+	{
+		ID: "ib-qp-setup", Title: "An RDMA queue pair or completion queue could not be set up", Severity: Error,
+		Any:         []string{"Call to ibv_modify_qp failed", "Call to ibv_create_qp failed", "Call to ibv_create_cq failed"},
+		Explanation: "NCCL asked the verbs library to create or connect a queue pair (or its completion queue) on the RDMA device it chose, and the kernel refused: the connection to the peer cannot be built on that device.",
+		Fix:         "Keep NCCL to the devices and ports that work: NCCL_IB_HCA lists them (`=NAME,NAME` for exact names, `^NAME` to leave one out); give a RoCE port an IP address and a routable GID (NCCL_IB_GID_INDEX); use the same MOFED/rdma-core in the container as on the host. On a single host NCCL_IB_DISABLE=1 takes the network out altogether.",
+		Check:       "`ibv_devinfo -v` (port state PORT_ACTIVE, link layer) and `show_gids` for the device the log names, `ulimit -l` inside the job, and `ib_write_bw -d DEVICE` between two hosts.",
+		Links:       []Link{linkNIC, envLink("NCCL_IB_HCA"), envLink("NCCL_IB_GID_INDEX"), envLink("NCCL_IB_DISABLE")},
+		Explain: func(lines []LineRef, s *Summary) string {
+			for _, l := range lines {
+				switch {
+				case strings.Contains(l.Text, "No such device"):
+					return "\"No such device\" means the device or port NCCL picked cannot carry connections from this process: a RoCE port without an IP address (so no usable GID), a virtual function or port that belongs to another network namespace (macvlan or SR-IOV containers), or a port that is down; when one device of several is at fault, NCCL_IB_HCA can leave it out." + ibDevices(s)
+				case strings.Contains(l.Text, "Cannot allocate memory"):
+					return "\"Cannot allocate memory\" here is the locked-memory limit (ulimit -l) or the NIC's own limits on queues, not a lack of RAM: raise the limit to unlimited for the processes (limits.conf, --ulimit memlock=-1 for Docker), and at very large scale fewer connections per peer (NCCL_NCHANNELS_PER_NET_PEER, NCCL_IB_QPS_PER_CONNECTION)."
+				case strings.Contains(l.Text, "Invalid argument"):
+					return "\"Invalid argument\" when a queue pair is connected usually names a GID index the port does not have (NCCL_IB_GID_INDEX) or attributes the two ends disagree on (MTU, traffic class)."
+				}
+			}
+			return ibDevices(s)
 		},
 	},
 	{
@@ -349,6 +371,21 @@ func explainArchList(lines []LineRef, s *Summary) string {
 		return fmt.Sprintf("The GPU is sm_%d and this PyTorch build starts at sm_%d: the GPU is older than anything the build carries.", gpu, lo)
 	}
 	return fmt.Sprintf("The GPU is sm_%d, inside the range sm_%d..sm_%d this build lists, but its exact architecture is missing from the list.", gpu, lo, hi)
+}
+
+// ibDevices names the RDMA devices the log says NCCL uses, "" if none.
+func ibDevices(s *Summary) string {
+	var devs []string
+	for _, d := range s.NetDevices {
+		if name, ok := strings.CutPrefix(d, "IB "); ok {
+			devs = append(devs, name)
+		}
+	}
+	if len(devs) == 0 {
+		return ""
+	}
+	first, _, _ := strings.Cut(devs[0], ":")
+	return " The log lists " + strings.Join(devs[:min(len(devs), 8)], ", ") + " as NCCL's devices; NCCL_IB_HCA=^" + first + " would leave out the first of them."
 }
 
 // bootstrapTruncated is the catalog format of bootstrap.cc's own size
