@@ -12,3 +12,11 @@ import "embed"
 //
 //go:embed topologies/*.xml topologies/presets.tsv
 var Topologies embed.FS
+
+// PresetTable is topologies/presets.tsv alone (name, group and title of
+// each preset), for code that names presets without parsing their
+// topologies: the log doctor suggests one for an nccl-tests run without
+// carrying the XML files into its WebAssembly binary.
+//
+//go:embed topologies/presets.tsv
+var PresetTable string

@@ -148,10 +148,78 @@ func (d *diagnoser) benchResult() (Diagnosis, bool) {
 		sev = Warning
 		fmt.Fprintf(&b, " %d row(s) report wrong elements: the results were corrupted in transit (on PCIe P2P most often the IOMMU or ACS; on networks a NIC or GPUDirect RDMA problem); rerun with NCCL_P2P_DISABLE=1 or NCCL_NET_GDR_LEVEL=0 to isolate it.", r.WrongRows)
 	}
-	b.WriteString(" To see what NCCL's model expects on this system, run `ncclsim compare SYSTEM --nccl-tests FILE` with SYSTEM the node's topology (NCCL_TOPO_DUMP_FILE) or one of the presets `ncclsim presets` lists for these GPUs; it prints the expected bus bandwidth per size and where the measurement falls short.")
+	ls := links(linkPCIe4090, linkChannels, linkTroubleshoot)
+	if sys := r.System; sys != nil {
+		b.WriteString(" The built-in system closest to this log is " + sys.Title + " (preset " + sys.Preset)
+		if !sys.Exact {
+			b.WriteString("; the same GPU model, but not the same GPU count or number of hosts, so treat its numbers as a bound")
+		}
+		b.WriteString("). The estimator page opened from the link below shows, for that system, the bus bandwidth NCCL's model and the calibrated estimate expect")
+		if sys.Bytes > 0 {
+			b.WriteString(" at " + humanBytes(sys.Bytes) + " (the size of the peak row)")
+		}
+		b.WriteString(", and takes this table in its paste box; in a terminal `" + sys.CompareCommand + "` prints the expectation for every size next to the measurement, and `--xml` with the node's own topology (NCCL_TOPO_DUMP_FILE) replaces the preset.")
+		ls = append([]Link{{Title: "Estimator: " + sys.Title, URL: sys.EstimatorURL}}, ls...)
+	} else {
+		b.WriteString(" To see what NCCL's model expects on this system, run `ncclsim compare SYSTEM --nccl-tests FILE` with SYSTEM the node's topology (NCCL_TOPO_DUMP_FILE) or one of the presets `ncclsim presets` lists for these GPUs; it prints the expected bus bandwidth per size and where the measurement falls short. No built-in system names these GPUs.")
+	}
 	return Diagnosis{ID: "nccl-tests-result", Severity: sev, Title: "nccl-tests results",
 		Explanation: b.String(), Evidence: []LineRef{{Line: r.LastRow, Text: "(last nccl-tests result row)"}},
-		Links: links(linkPCIe4090, linkChannels, linkTroubleshoot)}, true
+		Links: ls}, true
+}
+
+// AddExpectation adds the model's expectation of sys (sys.Expected, filled
+// by a caller that links the estimator) to the nccl-tests diagnosis of ds,
+// ahead of its unproven mark; it does nothing when either is missing.
+func AddExpectation(ds []Diagnosis, sys *BenchSystem) {
+	text := expectationText(sys)
+	if text == "" {
+		return
+	}
+	for i := range ds {
+		if ds[i].ID != "nccl-tests-result" {
+			continue
+		}
+		if head, ok := strings.CutSuffix(ds[i].Explanation, unprovenNote); ok {
+			ds[i].Explanation = head + text + unprovenNote
+		} else {
+			ds[i].Explanation += text
+		}
+	}
+}
+
+// expectationText is the sentence sys.Expected gives the nccl-tests
+// diagnosis, "" when it is nil.
+func expectationText(sys *BenchSystem) string {
+	if sys == nil {
+		return ""
+	}
+	e := sys.Expected
+	if e == nil {
+		return ""
+	}
+	s := fmt.Sprintf(" On %s NCCL's model expects %.1f GB/s bus bandwidth at %s (%s/%s) and the calibrated estimate %.1f GB/s", sys.Title, e.ModelBusBwGBps, humanBytes(sys.Bytes), e.Algo, e.Proto, e.CalibratedBusBwGBps)
+	if e.HighGBps != nil {
+		s += fmt.Sprintf(" (published runs of this class fall between %.1f and %.1f GB/s)", e.LowGBps, *e.HighGBps)
+	} else if e.LowGBps > 0 {
+		s += fmt.Sprintf(" (published runs of this class reach at least %.1f GB/s)", e.LowGBps)
+	}
+	s += fmt.Sprintf("; this run's peak %.1f GB/s is %.0f%% of the estimate", e.MeasuredGBps, 100*e.Ratio)
+	switch {
+	case e.LowGBps > 0 && e.MeasuredGBps < e.LowGBps:
+		s += ", below what published runs of this system class reach: compare the transports in the log (P2P, SHM, NET, GDRDMA) and the channel count with what the preset gets"
+		if !sys.Exact {
+			s += ", keeping in mind that the preset is not the same machine"
+		}
+		s += "."
+	case e.HighGBps != nil && e.MeasuredGBps > *e.HighGBps:
+		s += ", above the published range: the preset is likely slower than this machine."
+	case e.LowGBps > 0:
+		s += ", inside the range of published runs."
+	default:
+		s += "."
+	}
+	return s
 }
 
 // humanBytes prints a message size the way nccl-tests users read it.

@@ -1,10 +1,12 @@
 package doctor
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/ascii"
+	"github.com/distributed-nav/distributed-nav/playground/presetmatch"
 )
 
 // NCCLTestsRun is what a log shows of an nccl-tests benchmark (all_reduce_perf
@@ -34,12 +36,62 @@ type NCCLTestsRun struct {
 	NRanks        int     `json:"nranks,omitempty"`
 	PeakBusBwGBps float64 `json:"peak_busbw_GBps,omitempty"`
 	PeakBytes     uint64  `json:"peak_bytes,omitempty"`
+	// Hosts counts the distinct hosts of the Rank lines ("... on HOST
+	// device ..."), 0 if they name none.
+	Hosts int `json:"hosts,omitempty"`
+	// System is the built-in system closest to what the log shows of the
+	// machine, with the estimator page and the ncclsim command that set
+	// the run against NCCL's model; nil when no preset names these GPUs.
+	System *BenchSystem `json:"system,omitempty"`
+}
+
+// BenchSystem is the preset (package presetmatch) the doctor suggests for
+// an nccl-tests run: where the model's expectation for that machine is
+// read, in the browser and in the terminal.
+type BenchSystem struct {
+	// Preset is the preset's name, Title its display name; Exact is false
+	// when only the GPU model matches (not the GPU count or the kind of
+	// system).
+	Preset string `json:"preset"`
+	Title  string `json:"title"`
+	Exact  bool   `json:"exact"`
+	// GPUsPerNode and Nodes are what the log shows (0: not shown).
+	GPUsPerNode int `json:"gpus_per_node,omitempty"`
+	Nodes       int `json:"nodes,omitempty"`
+	// Coll is the run's collective when the estimator models it (one of
+	// EstimatorColls), Bytes the size of its peak row.
+	Coll  string `json:"coll,omitempty"`
+	Bytes uint64 `json:"bytes,omitempty"`
+	// EstimatorURL is the site-relative estimator page with these
+	// settings; CompareCommand is the ncclsim command for the whole table.
+	EstimatorURL   string `json:"estimator_url"`
+	CompareCommand string `json:"compare_command"`
+	// Expected is NCCL's model and the calibrated estimate at Bytes, filled
+	// by the callers that link the estimator (ncclsim doctor); nil on the
+	// page, which links the estimator page instead.
+	Expected *BusBwExpectation `json:"expected,omitempty"`
+}
+
+// BusBwExpectation is what the model expects of the run's peak size on
+// the suggested system.
+type BusBwExpectation struct {
+	ModelBusBwGBps      float64  `json:"model_busbw_GBps"`
+	CalibratedBusBwGBps float64  `json:"calibrated_busbw_GBps"`
+	LowGBps             float64  `json:"busbw_low_GBps"`
+	HighGBps            *float64 `json:"busbw_high_GBps"`
+	Algo                string   `json:"algo"`
+	Proto               string   `json:"proto"`
+	// MeasuredGBps is the run's peak busbw, Ratio MeasuredGBps over the
+	// calibrated estimate.
+	MeasuredGBps float64 `json:"measured_busbw_GBps"`
+	Ratio        float64 `json:"ratio"`
 }
 
 // benchState follows the nccl-tests output of a log.
 type benchState struct {
-	on   bool
-	prog string // the last "*_perf" program a command line named
+	on    bool
+	prog  string          // the last "*_perf" program a command line named
+	hosts map[string]bool // the hosts of the Rank lines
 }
 
 // benchLine looks at every line for nccl-tests output. The first marker
@@ -70,6 +122,12 @@ func (p *parser) benchLine(n int, b []byte) {
 	case strings.HasPrefix(t, "Rank ") && strings.Contains(t, " device "):
 		if name := benchDevice(t); name != "" && len(r.Devices) < p.opts.MaxItems {
 			r.Devices = append(r.Devices, name)
+		}
+		if h := benchHost(t); h != "" && len(st.hosts) < p.opts.MaxItems {
+			if st.hosts == nil {
+				st.hosts = map[string]bool{}
+			}
+			st.hosts[h] = true
 		}
 	case isBenchHeader(t):
 		if r.HeaderLine == 0 {
@@ -137,6 +195,16 @@ func benchDevice(t string) string {
 	return clip(strings.TrimSpace(rest[j+2:]), 80)
 }
 
+// benchHost reads HOST of "Rank 0 Group 0 Pid 123 on HOST device 0 ...".
+func benchHost(t string) string {
+	i := strings.Index(t, " on ")
+	j := strings.Index(t, " device ")
+	if i < 0 || j < i {
+		return ""
+	}
+	return clip(strings.TrimSpace(t[i+len(" on "):j]), 80)
+}
+
 // benchPeak reads the busbw of both halves of a row: the last eight
 // fields are time, algbw, busbw and the error column, out of place then in
 // place (nccl-tests 2.x and the NCCL 1 tests alike).
@@ -194,4 +262,53 @@ func (p *parser) finishBench() {
 	if r.Collective == "" && p.bench.prog != "" {
 		r.Collective = benchCollective(p.bench.prog)
 	}
+	r.Hosts = len(p.bench.hosts)
+	if r.Rows > 0 {
+		r.System = p.benchSystem(r)
+	}
+}
+
+// EstimatorColls are the collectives the estimator models, as nccl-tests
+// programs name them (all_reduce_perf: "allreduce"); service's tests keep
+// the list equal to the estimator's own.
+var EstimatorColls = []string{"allreduce", "allgather", "reducescatter", "broadcast", "reduce"}
+
+// benchSystem suggests the preset closest to the run's GPUs, GPUs per
+// host and hosts: from the Rank lines when they name hosts, else from the
+// NCCL lines of the log.
+func (p *parser) benchSystem(r *NCCLTestsRun) *BenchSystem {
+	if len(r.Devices) == 0 {
+		return nil
+	}
+	hosts := r.Hosts
+	if hosts == 0 {
+		hosts = max(p.s.NNodes, len(p.s.Hosts))
+	}
+	perHost := 0
+	if hosts > 0 && r.NRanks > 0 && r.NRanks%hosts == 0 {
+		perHost = r.NRanks / hosts
+	}
+	c, ok := presetmatch.Best(r.Devices[0], perHost, hosts)
+	if !ok {
+		return nil
+	}
+	sys := &BenchSystem{Preset: c.Name, Title: c.Title, Exact: c.Exact, GPUsPerNode: perHost, Nodes: hosts, Bytes: r.PeakBytes}
+	// Preset names are [a-z0-9-], collectives letters and sizes digits:
+	// nothing in the query needs escaping.
+	q := "preset=" + c.Name
+	cmd := "ncclsim compare --preset " + c.Name
+	if hosts > 1 {
+		q += "&nodes=" + strconv.Itoa(hosts)
+		cmd += " --nodes " + strconv.Itoa(hosts)
+	}
+	if slices.Contains(EstimatorColls, r.Collective) {
+		q += "&coll=" + r.Collective
+		sys.Coll = r.Collective
+	}
+	if r.PeakBytes > 0 {
+		q += "&bytes=" + strconv.FormatUint(r.PeakBytes, 10)
+	}
+	sys.EstimatorURL = estimatorPage + "?" + q
+	sys.CompareCommand = cmd + " --nccl-tests FILE"
+	return sys
 }

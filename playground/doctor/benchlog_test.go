@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -42,10 +43,34 @@ func TestNCCLTestsRun(t *testing.T) {
 	}
 	ds := Diagnose(s, ncclenv.Env{})
 	d := find(ds, "nccl-tests-result")
-	for _, want := range []string{"peak bus bandwidth 21.50 GB/s at 128 MiB", "ncclsim compare", "ncclsim presets"} {
+	// Two RTX 4090 on one host: presets.tsv's "2× RTX 4090, one socket".
+	for _, want := range []string{"peak bus bandwidth 21.50 GB/s at 128 MiB", "preset rtx4090-2x)", "at 128 MiB (the size of the peak row)",
+		"`ncclsim compare --preset rtx4090-2x --nccl-tests FILE`"} {
 		if !strings.Contains(d.Explanation, want) {
 			t.Errorf("result lacks %q: %s", want, d.Explanation)
 		}
+	}
+	if sys := r.System; sys == nil || sys.EstimatorURL != "/playground/estimator/?preset=rtx4090-2x&coll=allreduce&bytes=134217728" ||
+		len(d.Links) == 0 || d.Links[0].URL != sys.EstimatorURL || sys.GPUsPerNode != 2 || sys.Nodes != 1 || !sys.Exact {
+		t.Errorf("system %+v, links %v", r.System, d.Links)
+	}
+	// Sixteen H100 over two hosts: the multi-node preset, with --nodes.
+	var b strings.Builder
+	b.WriteString("# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n# Using devices\n")
+	for i := 0; i < 16; i++ {
+		fmt.Fprintf(&b, "#  Rank %2d Group  0 Pid %d on node%d device %d [0x%02x] NVIDIA H100 80GB HBM3\n", i, 100+i, i/8, i%8, 0x18+i%8)
+	}
+	b.WriteString("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n")
+	b.WriteString("  8589934592    2147483648     float     sum      -1    48000  178.96  335.55      0    47900  179.33  336.25      0\n")
+	r2 := parseString(t, b.String()).NCCLTests
+	if sys := r2.System; sys == nil || sys.Preset != "h100-8x-ib" || sys.Nodes != 2 || sys.GPUsPerNode != 8 ||
+		sys.CompareCommand != "ncclsim compare --preset h100-8x-ib --nodes 2 --nccl-tests FILE" || !strings.Contains(sys.EstimatorURL, "&nodes=2&") {
+		t.Errorf("16 H100 on 2 hosts: system %+v", r2.System)
+	}
+	// A GPU no preset names: the generic advice stays.
+	r3 := parseString(t, strings.ReplaceAll(benchHead, "NVIDIA GeForce RTX 4090", "Tesla V100-SXM2-32GB")+benchRows)
+	if r3.NCCLTests.System != nil || !strings.Contains(find(Diagnose(r3, ncclenv.Env{}), "nccl-tests-result").Explanation, "ncclsim presets") {
+		t.Errorf("V100: system %+v", r3.NCCLTests.System)
 	}
 	if find(ds, "p2p-pcie-hang").ID != "" {
 		t.Errorf("a finished run was called a hang")

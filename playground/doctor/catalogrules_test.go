@@ -125,3 +125,45 @@ func TestHeartbeatScope(t *testing.T) {
 		t.Error("scope of no lines")
 	}
 }
+
+// TestRuleMessagesFire fills every catalog format a rule lists with sample
+// values (one line per format, with the severity and file the catalog
+// gives) and checks that the line is evidence of that rule: whatever
+// release printed it, the wording NCCL used reaches the rule.
+func TestRuleMessagesFire(t *testing.T) {
+	cat, err := ncclmsg.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := map[string]*ncclmsg.Entry{}
+	for _, e := range cat.Entries {
+		if _, ok := entry[e.Format]; !ok {
+			entry[e.Format] = e
+		}
+	}
+	fill := strings.NewReplacer("%llx", "1a", "%lx", "1a", "%zu", "4096", "%zi", "4096", "%ld", "4096", "%d", "7", "%u", "7", "%x", "1a", "%p", "0x55", "%s", "mlx5_0", "%i", "7")
+	n := 0
+	for _, r := range Rules() {
+		for _, f := range r.Messages {
+			if strings.Contains(f, "\n") {
+				continue // NCCL prints these over several lines; the first is matched by substring rules
+			}
+			e := entry[f]
+			line := "h1:1:2 [0] " + e.File + ":1 NCCL " + e.Severity + " " + fill.Replace(f) + "\n"
+			if e.Severity == "INFO" || e.Severity == "TRACE" {
+				line = "h1:1:2 [0] NCCL " + e.Severity + " " + fill.Replace(f) + "\n"
+			}
+			s, err := ParseLog(strings.NewReader(line), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			if h := s.ruleHits[r.ID]; h == nil || h.Count != 1 {
+				t.Errorf("rule %s: format %q as %q is not evidence (%+v)", r.ID, f, line, h)
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d formats tried", n)
+	}
+}

@@ -318,6 +318,14 @@ func (d *diagnoser) noGDR() (Diagnosis, bool) {
 			ev.add(LineRef{c.Line, c.text})
 		}
 	}
+	if hca := s.gdrNoModule; !hca.Empty() && gdr == 0 {
+		ev.add(hca.Lines...)
+		expl := fmt.Sprintf("%d line(s) say GPUDirect RDMA is disabled for a whole HCA, not for one GPU by distance: NCCL (or its network plugin) found no way for the NIC to read and write GPU memory, so every network transfer is staged through host memory, several times slower on fast networks. It needs a peer-memory kernel module (nvidia-peermem, which replaced nv_peer_mem in recent drivers) or DMA-BUF support. NCCL releases up to 2.22 look only for nv_peer_mem's files (/sys/kernel/mm/memory_peers/nv_mem/version or nv_mem_nc); the nvidia-peermem module is recognised from 2.23 (/sys/module/nvidia_peermem/version), so after a driver or OS upgrade that swaps the modules an older NCCL turns GPUDirect RDMA off although nvidia-peermem is loaded.", hca.Count)
+		return Diagnosis{ID: "no-gdrdma", Severity: Warning, Title: "Network transfers without GPUDirect RDMA",
+			Links: links(linkNIC, linkGPUNIC, envLink("NCCL_NET_GDR_LEVEL"), envLink("NCCL_DMABUF_ENABLE")), Evidence: ev.list(),
+			Explanation: expl + " Fix: load the module on every node (`sudo modprobe nvidia-peermem`, and list it in /etc/modules-load.d/ so it loads at boot); if it is loaded and NCCL still says disabled, use NCCL 2.23 or later (or a network plugin that knows nvidia-peermem), or DMA-BUF (NCCL_DMABUF_ENABLE=1 with a kernel and driver that support it). Check: `lsmod | grep -e nvidia_peermem -e nv_peer_mem`, `ls /sys/kernel/mm/memory_peers/ /sys/module/nvidia_peermem`, and the NCCL version line; after the fix the NET connection lines end in /GDRDMA.",
+		}, true
+	}
 	if rdma == 0 || gdr > 0 {
 		return Diagnosis{}, false
 	}
@@ -516,6 +524,8 @@ func (d *diagnoser) collectiveTimeout() (Diagnosis, bool) {
 		b.WriteString("PyTorch reports failed or timed-out NCCL work.")
 	}
 	b.WriteString(d.progressSummary(&ev))
+	b.WriteString(d.exitTeardown(s.TimeoutLines.Lines, &ev))
+	b.WriteString(firstCollective(s.Timeouts))
 	if d.groupsFailing() > 1 {
 		b.WriteString(" When several process groups of one job fail together, check the order in which each process issues collectives: NCCL needs every rank to call the collectives of a communicator in the same order, so collectives issued from two threads at once on one communicator, or groups entered in a different order on different ranks, hang.")
 	}
@@ -525,6 +535,20 @@ func (d *diagnoser) collectiveTimeout() (Diagnosis, bool) {
 	return Diagnosis{ID: "collective-timeout", Severity: Error, Title: "Collective timeout",
 		Explanation: b.String(), Evidence: ev.list(),
 		Links: links(linkTimeout, linkWatchdogNote, envLink("TORCH_NCCL_ASYNC_ERROR_HANDLING"), envLink("TORCH_NCCL_TRACE_BUFFER_SIZE"))}, true
+}
+
+// firstCollective explains a timeout of a process group's first
+// collective (SeqNum 0 or 1): nothing had run on the group yet, so the
+// ranks reached it at different times or one never did. It returns "" when
+// no such timeout is in the log.
+func firstCollective(ts []Timeout) string {
+	for _, t := range ts {
+		if t.SeqNum < 0 || t.SeqNum > 1 {
+			continue
+		}
+		return fmt.Sprintf(" The collective that timed out is #%d, the first of its process group: no collective had completed on it yet, so the ranks reached it at different times or one never reached it. Ranks that start at different speeds (loading a large checkpoint or model shards, downloading, preprocessing or scanning a dataset on some ranks only, compiling) wait in this first collective for the slowest; when that takes longer than the process-group timeout (10 minutes by default for NCCL in PyTorch v2.6.0) every early rank fails here. If the slow start is legitimate, pass init_process_group(timeout=datetime.timedelta(minutes=N)) with N above the slowest start, or do the slow work before the first collective on every rank alike; if one rank never arrives, look at that rank's own log for an earlier error.", t.SeqNum)
+	}
+	return ""
 }
 
 // groupsFailing counts the distinct process groups named by the
@@ -678,10 +702,26 @@ func (d *diagnoser) heartbeatAbort() (Diagnosis, bool) {
 	if len(s.Timeouts) > 0 || !s.TimeoutLines.Empty() {
 		expl += " A collective timeout came first, so the hang is in the clean-up after it; SkipCleanUp (TORCH_NCCL_ASYNC_ERROR_HANDLING=3) exists for exactly that case."
 	}
+	expl += d.exitTeardown(s.Heartbeat.Lines, &ev)
 	expl += " Enable the flight recorder so the dump holds data; raise TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC only if dumps legitimately take longer, and keep TORCH_NCCL_ENABLE_MONITORING on in production."
 	return Diagnosis{ID: "watchdog-heartbeat-abort", Severity: Error, Title: "Watchdog hang: the heartbeat monitor aborted the process",
 		Explanation: expl, Evidence: ev.list(),
 		Links: links(linkHeartbeat, linkHeartbeatNote, envLink("TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC"), envLink("TORCH_NCCL_ENABLE_MONITORING"))}, true
+}
+
+// exitTeardown names the cause when the processes were already exiting
+// with live process groups (PyTorch's "destroy_process_group() was not
+// called before program exit" before the failure lines): the groups are
+// then torn down one by one by the garbage collector, in no agreed order
+// across ranks, and a communicator whose peers are gone hangs in its
+// clean-up. It returns "" when the log shows no such exit.
+func (d *diagnoser) exitTeardown(failure []LineRef, ev *evidence) string {
+	w := d.s.noDestroy.Lines
+	if len(w) == 0 || len(failure) == 0 || w[0].Line > failure[0].Line {
+		return ""
+	}
+	ev.add(w[0])
+	return fmt.Sprintf(" It happened while the program was exiting: %d line(s) warn that destroy_process_group() was not called before program exit, so the process groups (every new_group, and the many expert- and tensor-parallel groups of MoE runs) were torn down by garbage collection, rank by rank in no agreed order, and a communicator whose peers had already gone hung in its clean-up. Call torch.distributed.destroy_process_group() on every rank at the end of the program (after the last collective, outside a finally block that an exception could reach first); the training itself had finished.", d.s.noDestroy.Count)
 }
 
 // heartbeatScope says which process groups and how many processes the
@@ -751,8 +791,18 @@ func (d *diagnoser) devShm() (Diagnosis, bool) {
 	}
 	var ev evidence
 	ev.add(d.s.ShmFailure.Lines...)
+	expl := "NCCL keeps host-memory buffers as files under /dev/shm and failed to create or grow one."
+	for _, l := range d.s.ShmFailure.Lines {
+		if i := strings.Index(l.Text, "(size "); i >= 0 {
+			if n, ok := leadingInt(l.Text[i+len("(size "):]); ok && n > 0 {
+				expl += fmt.Sprintf(" This segment alone is %d bytes (%.1f MiB), and NCCL makes one per shared-memory connection between local ranks, so the total grows with the GPUs of the host.", n, float64(n)/(1<<20))
+				break
+			}
+		}
+	}
+	expl += " Containers start with a small /dev/shm (64 MB in Docker, often less in CI images) that DataLoader workers also use. Start the container with a larger --shm-size (e.g. --shm-size=1g) or the host IPC namespace (--ipc=host); in Kubernetes mount an emptyDir volume with medium: Memory at /dev/shm; and make sure all ranks of a host share the same /dev/shm. Check: `df -h /dev/shm` inside the container."
 	return Diagnosis{ID: "dev-shm-full", Severity: Error, Title: "NCCL could not create its /dev/shm buffers",
-		Explanation: "NCCL keeps host-memory buffers as files under /dev/shm and failed to create or grow one. Containers start with a small /dev/shm (64 MB in Docker) that DataLoader workers also use. Start the container with a larger --shm-size or the host IPC namespace, and make sure all ranks of a host share the same /dev/shm.",
+		Explanation: expl,
 		Evidence:    ev.list(), Links: links(linkDevShm, linkSHM, envLink("NCCL_CUMEM_HOST_ENABLE"), envLink("NCCL_SHM_DISABLE"))}, true
 }
 

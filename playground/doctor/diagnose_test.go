@@ -143,6 +143,91 @@ func TestDiagnoseSynthetic(t *testing.T) {
 					t.Errorf("evidence = %+v", ds[0].Evidence)
 				}
 			}},
+		// PyTorch's start-up warning (torch/cuda/__init__.py, _check_cubins)
+		// with the capability above, below and inside the build's list.
+		{name: "GPU newer than the PyTorch build",
+			log:  "NVIDIA B200 with CUDA capability sm_100 is not compatible with the current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.\n",
+			want: []string{"gpu-arch-not-built"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if !strings.Contains(ds[0].Explanation, "carries code up to sm_90 only") {
+					t.Errorf("%s", ds[0].Explanation)
+				}
+			}},
+		{name: "GPU older than the PyTorch build",
+			log:  "Tesla K80 with CUDA capability sm_37 is not compatible with the current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.\n",
+			want: []string{"gpu-arch-not-built"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if !strings.Contains(ds[0].Explanation, "starts at sm_50") {
+					t.Errorf("%s", ds[0].Explanation)
+				}
+			}},
+		{name: "GPU inside the range but not listed",
+			log:  "NVIDIA GeForce GTX 1080 with CUDA capability sm_61 is not compatible with the current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.\n",
+			want: []string{"gpu-arch-not-built"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if !strings.Contains(ds[0].Explanation, "exact architecture is missing") {
+					t.Errorf("%s", ds[0].Explanation)
+				}
+			}},
+		// The exit warning of ProcessGroupNCCL (v2.6.0 ProcessGroupNCCL.cpp
+		// line 1497) names the cause only when it comes before the hang.
+		{name: "heartbeat abort while exiting",
+			log: "[rank0]:[W205 18:00:34.9 ProcessGroupNCCL.cpp:1538] Warning: WARNING: destroy_process_group() was not called before program exit, which can leak resources.\n" +
+				"[rank0]:[E205 18:11:06.3 ProcessGroupNCCL.cpp:1870] [PG ID 1 PG GUID 1 Rank 0] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.\n",
+			want: []string{"watchdog-heartbeat-abort"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if !strings.Contains(ds[0].Explanation, "while the program was exiting") || !hasEvidence(ds[0], 1) {
+					t.Errorf("%+v", ds[0])
+				}
+			}},
+		{name: "heartbeat abort, exit warning only after it",
+			log: "[rank0]:[E205 18:11:06.3 ProcessGroupNCCL.cpp:1870] [PG ID 1 PG GUID 1 Rank 0] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.\n" +
+				"[rank0]:[W205 18:20:34.9 ProcessGroupNCCL.cpp:1538] Warning: WARNING: destroy_process_group() was not called before program exit, which can leak resources.\n",
+			want: []string{"watchdog-heartbeat-abort"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if strings.Contains(ds[0].Explanation, "while the program was exiting") {
+					t.Errorf("%s", ds[0].Explanation)
+				}
+			}},
+		// PyTorch v2.6.0's watchdog wording; SeqNum 1 is a group's first
+		// collective, SeqNum 812 one in the middle of training.
+		{name: "first collective times out",
+			log:  "[rank3]:[E1016 03:31:38.9 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600071 milliseconds before timing out.\n",
+			want: []string{"collective-timeout"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if !strings.Contains(ds[0].Explanation, "the first of its process group") {
+					t.Errorf("%s", ds[0].Explanation)
+				}
+			}},
+		{name: "a later collective times out",
+			log:  "[rank3]:[E1016 03:31:38.9 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=812, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600071 milliseconds before timing out.\n",
+			want: []string{"collective-timeout"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if strings.Contains(ds[0].Explanation, "the first of its process group") {
+					t.Errorf("%s", ds[0].Explanation)
+				}
+			}},
+		// The HCA-level message (net_ib.cc up to v2.12, and network
+		// plugins since) next to IB connections without /GDRDMA.
+		{name: "GPUDirect RDMA disabled for the HCA",
+			log: "h:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n" +
+				"h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0\n",
+			want: []string{"no-gdrdma"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if ds[0].Severity != Warning || !strings.Contains(ds[0].Explanation, "nvidia-peermem") || !hasEvidence(ds[0], 1) {
+					t.Errorf("%+v", ds[0])
+				}
+			}},
+		// Release 2.30's wording of the duplicate-GPU check (init.cc at
+		// v2.30.7-1, line 1057), reached through the catalog format.
+		{name: "two ranks on one GPU, 2.30 wording",
+			log:  "h:1:2 [0] init.cc:1057 NCCL WARN Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.\n",
+			want: []string{"duplicate-gpu"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if !strings.Contains(ds[0].Explanation, "NCCL_MULTI_RANK_GPU_ENABLE") || !hasEvidence(ds[0], 1) {
+					t.Errorf("%+v", ds[0])
+				}
+			}},
 		{name: "environment only",
 			env:  map[string]string{"NCCL_P2P_DISABLE": "1", "NCCL_P2P_LEVEL": "PHB", "NCCL_DEBUG": "INFO", "NCCL_VERSION": "2.21.5-1"},
 			want: []string{"p2p-unavailable", "env-contradiction", "env-debug-knob", "env-container"},

@@ -9,6 +9,9 @@ const (
 	ncclNotesPage       = "/notes/nccl-internals-architecture-deep-dive/"
 	torchNotesPage      = "/notes/pytorch-torch-distributed-internals-deep-dive/"
 	envPage             = "/env/"
+	// estimatorPage is the playground's estimator; its query parameters
+	// are the page's own inputs (preset, nodes, coll, bytes).
+	estimatorPage = "/playground/estimator/"
 )
 
 func note(page, anchor, title string) Link {

@@ -1,13 +1,16 @@
 package doctor
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/distributed-nav/distributed-nav/generator/notes"
+	"github.com/distributed-nav/distributed-nav/playground/ascii"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
+	"github.com/distributed-nav/distributed-nav/playground/presets"
 )
 
 // anchorIndex maps "/notes/NAME/" to the heading ids of that note, read with
@@ -38,6 +41,26 @@ func checkLink(t *testing.T, idx map[string]map[string]bool, reg *ncclenv.Regist
 	case page == envPage:
 		if _, ok := reg.Lookup(anchor); !ok {
 			t.Errorf("link %q: no variable %s in the tables", l.URL, anchor)
+		}
+	case strings.HasPrefix(page, estimatorPage+"?"):
+		// The estimator page's own inputs: a preset the model loads, and
+		// plain numbers and names for the rest.
+		q, err := url.ParseQuery(strings.TrimPrefix(page, estimatorPage+"?"))
+		if err != nil {
+			t.Errorf("link %q: %v", l.URL, err)
+			return
+		}
+		if _, err := presets.Get(q.Get("preset")); err != nil {
+			t.Errorf("link %q: %v", l.URL, err)
+		}
+		for k, v := range q {
+			switch {
+			case k == "preset":
+			case (k == "nodes" || k == "bytes") && len(v) == 1 && ascii.Digits(v[0]):
+			case k == "coll" && len(v) == 1 && ascii.Letters(v[0]):
+			default:
+				t.Errorf("link %q: parameter %s=%v is not an estimator input", l.URL, k, v)
+			}
 		}
 	case strings.HasPrefix(page, "/notes/"):
 		ids, ok := idx[page]
@@ -87,6 +110,13 @@ func TestLinkAnchorsExist(t *testing.T) {
 			checkLink(t, idx, reg, l)
 			seen++
 		}
+	}
+	// The estimator link of an nccl-tests run (benchlog_test.go's table).
+	bench := Diagnose(parseString(t, benchHead+benchRows), ncclenv.Env{})
+	if d := find(bench, "nccl-tests-result"); len(d.Links) == 0 || !strings.HasPrefix(d.Links[0].URL, estimatorPage) {
+		t.Errorf("nccl-tests result without the estimator link: %v", d.Links)
+	} else {
+		checkLink(t, idx, reg, d.Links[0])
 	}
 	if seen < 20 {
 		t.Errorf("only %d links checked; the sample should exercise most rules", seen)

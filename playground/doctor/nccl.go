@@ -48,6 +48,8 @@ func (p *parser) ncclMessage(n int, o origin, lvl level, msg, raw string) {
 	case strings.HasPrefix(t, "NET/IB : No device found") || strings.HasPrefix(t, "NET/IB: No device found") ||
 		strings.HasPrefix(t, "Failed to open libibverbs"):
 		p.add(&p.s.IBNoDevice, n, raw)
+	case strings.Contains(t, "GPU Direct RDMA Disabled for HCA"):
+		p.add(&p.s.gdrNoModule, n, raw)
 	case strings.HasPrefix(t, "NET/IB : Using") || strings.HasPrefix(t, "NET/IB: Using"):
 		p.netDevices("IB", t[strings.Index(t, "Using")+5:])
 	case strings.HasPrefix(t, "NET/Socket : Using") || strings.HasPrefix(t, "NET/Socket: Using"):
@@ -431,14 +433,19 @@ func (p *parser) netDevices(kind, rest string) {
 	rest, _, _ = strings.Cut(rest, "; OOB")
 	for _, f := range strings.Fields(rest) {
 		f = strings.Trim(f, "{},")
+		indexed := false
 		for strings.HasPrefix(f, "[") {
 			j := strings.IndexByte(f, ']')
 			if j < 0 {
 				break
 			}
 			f = strings.TrimLeft(f[j+1:], "={")
+			indexed = true
 		}
-		if f == "" || !strings.Contains(f, ":") {
+		// A device is "name:address" (or "name:port/link"); after an
+		// "[N]" index a name whose address the poster elided
+		// ("[0]ib0.<ip>") is a device too.
+		if f == "" || (!strings.Contains(f, ":") && !indexed) {
 			continue
 		}
 		name := kind + " " + f

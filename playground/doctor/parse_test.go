@@ -270,6 +270,25 @@ func TestEnvEchoesAndNetwork(t *testing.T) {
 	}
 }
 
+// The devices of "NET/... : Using" lines, with the addresses posters
+// often elide ("[0]ib0.<ip>" in sglang#1427) and the flags NCCL appends.
+func TestNetDeviceLists(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want []string
+	}{
+		{"h:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0> [1]eth1:10.0.1.1<0>", []string{"Socket eth0:10.0.0.1<0>", "Socket eth1:10.0.1.1<0>"}},
+		{"NCCL INFO NET/Socket : Using [0]ib0.<ip>", []string{"Socket ib0.<ip>"}},
+		{"h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB ib0:10.0.0.1<0>", []string{"IB mlx5_0:1/IB"}},
+		{"h:1:1 [0] NCCL INFO NET/Socket : Using", nil},
+	} {
+		s := parseString(t, tt.line+"\n")
+		if !slices.Equal(s.NetDevices, tt.want) {
+			t.Errorf("%q: devices %q, want %q", tt.line, s.NetDevices, tt.want)
+		}
+	}
+}
+
 // PyTorch lines of v2.6.0 and earlier releases.
 func TestTorchLines(t *testing.T) {
 	s := parseString(t, strings.Join([]string{

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,12 +49,12 @@ type Rule struct {
 // on the variable tables, and nccl-warn only lists what nothing explains,
 // so neither is counted.
 var unproven = map[string]bool{
-	"nvls-setup-hang": true, "net-socket": true, "ib-register-memory": true, "gpu-arch-not-built": true,
-	"gdr-disabled-distance": true, "duplicate-gpu": true, "collective-timeout": true, "cuda-oom-nccl": true,
+	"nvls-setup-hang": true, "ib-register-memory": true,
+	"gdr-disabled-distance": true, "cuda-oom-nccl": true,
 	"nccl-version-mismatch": true, "timeout-desync": true, "watchdog-heartbeat-abort": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
 	"no-gdrdma": true, "few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
-	"transfer-size-mismatch": true,
+	"ib-qp-setup": true,
 }
 
 // unprovenNote is appended to the explanation of an unproven diagnosis.
@@ -69,7 +70,9 @@ func Rules() []Rule { return append([]Rule(nil), lineRules...) }
 var lineRules = []Rule{
 	{
 		ID: "gpu-newer-than-nccl", Title: "The GPU is newer than this NCCL release", Severity: Error,
-		Any:         []string{"exceeds device/fn maxSharedMem"},
+		Any: []string{"exceeds device/fn maxSharedMem"},
+		Messages: []string{"cudaArch %d dynamic smem %d exceeds device/fn maxSharedMem %d",
+			"cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu", "ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu"},
 		Explanation: "NCCL's kernels were built for GPU architectures older than this one: they ask for more shared memory per block than the device allows (\"ncclMaxSharedMem ... exceeds device/fn maxSharedMem\"), so every collective fails or hangs. This is what an RTX 5090 / RTX PRO 6000 (Blackwell, sm_120) shows with NCCL 2.25 and older.",
 		Fix:         "Upgrade NCCL to a release that supports the GPU (2.26 or later for Blackwell GeForce/RTX PRO: a newer PyTorch wheel, or `pip install -U nvidia-nccl-cu12` and make sure that copy is the one loaded).",
 		Check:       "`python -c \"import torch; print(torch.cuda.nccl.version(), torch.cuda.get_device_capability())\"` and the \"NCCL version\" line of the log against the GPU's compute capability.",
@@ -77,11 +80,16 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "gpu-arch-not-built", Title: "NCCL or PyTorch has no GPU code for this GPU's architecture", Severity: Error,
-		Any:         []string{"invalid device function", "no kernel image is available for execution on the device", "cudaErrorNoKernelImageForDevice", "cudaErrorInvalidDeviceFunction"},
+		Any: []string{"invalid device function", "no kernel image is available for execution on the device", "cudaErrorNoKernelImageForDevice", "cudaErrorInvalidDeviceFunction",
+			// PyTorch's own checks at CUDA start (torch/cuda/__init__.py,
+			// _check_cubins and _check_capability).
+			"is not compatible with the current PyTorch installation", "The current PyTorch install supports CUDA capabilities",
+			"PyTorch no longer supports this GPU because it is too old"},
 		Explanation: "A CUDA kernel could not be launched because the library holds no code for the GPU's compute capability: CUDA answers \"invalid device function\" or \"no kernel image is available\". Either the GPU is older than the architectures the NCCL/PyTorch build still targets (Kepler sm_35/sm_37 left the prebuilt wheels with CUDA 11, Maxwell and Pascal leave later ones), or it is newer than the build (Blackwell sm_100/sm_120 before CUDA 12.8 builds and NCCL 2.26).",
-		Fix:         "Use a build compiled for this compute capability: for an old GPU an older PyTorch/NCCL release that still ships its architecture, or build NCCL from source with NVCC_GENCODE=\"-gencode=arch=compute_35,code=sm_35\" (your GPU's value); for a new GPU a newer release.",
+		Fix:         "Use a build compiled for this compute capability: for an old GPU an older PyTorch/NCCL release that still ships its architecture, or build NCCL from source with NVCC_GENCODE=\"-gencode=arch=compute_35,code=sm_35\" (your GPU's value); for a new GPU a newer release (Blackwell, sm_100/sm_120, needs a CUDA 12.8 build: PyTorch 2.7 or later from https://download.pytorch.org/whl/cu128, and NCCL 2.26 or later).",
 		Check:       "`python -c \"import torch; print(torch.cuda.get_device_capability(), torch.cuda.get_arch_list(), torch.cuda.nccl.version())\"`: the capability must be in the arch list; `cuobjdump --list-elf libnccl.so.2` lists the architectures NCCL was built for.",
 		Links:       []Link{linkVersions, linkTroubleshoot},
+		Explain:     explainArchList,
 	},
 	{
 		ID: "ib-async-event", Title: "The RDMA NIC reported an asynchronous error", Severity: Error,
@@ -101,16 +109,20 @@ var lineRules = []Rule{
 		Any: []string{"collective mismatch error", "message truncated : receiving", "Message truncated : received"},
 		Messages: []string{"NET/IB : req %d/%d tag %x peer %s collective mismatch error, local size %d remote size %d",
 			"NET/Socket : peer %s message truncated : receiving %d bytes instead of %d. If you believe your socket network is in a healthy state, there may be a mismatch in collective sizes or environment settings (e.g. NCCL_PROTO, NCCL_ALGO) between ranks",
-			"Message truncated : received %d bytes instead of %d"},
+			bootstrapTruncated},
 		Explanation: "A rank received more or less data than its peer sent: the two sides of one connection cut the transfer differently. Either the ranks are not running the same collective with the same size (calls in a different order, tensors of different shapes), or a setting that decides how NCCL splits the data differs between ranks: NCCL_PROTO, NCCL_ALGO, NCCL_BUFFSIZE, chunk sizes, or two NCCL releases in one job.",
 		Fix:         "Give every rank the same NCCL_* environment and one NCCL release (compare `env | grep NCCL` and the loaded libnccl on every node, including /etc/nccl.conf and ~/.nccl.conf), then check that all ranks issue the same collectives with the same sizes.",
 		Check:       "Run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=ENV,INIT on all nodes and compare the \"set by environment\" lines and NCCL versions; TORCH_DISTRIBUTED_DEBUG=DETAIL checks collective shapes across ranks.",
 		Links:       []Link{linkMismatched, linkIgnoredEnv, envLink("NCCL_PROTO"), envLink("NCCL_ALGO"), envLink("NCCL_BUFFSIZE")},
+		Explain:     explainTruncation,
 	},
 	{
 		ID: "duplicate-gpu", Title: "Two ranks on one GPU", Severity: Error,
-		Any:         []string{"Duplicate GPU detected"},
-		Explanation: "NCCL found two ranks of one communicator on the same GPU (the number is its PCI bus id) and refused with invalid usage. The ranks did not select their own device before the first collective: every process used the default cuda:0, or CUDA_VISIBLE_DEVICES/the launcher gave several ranks the same GPU, or a device mesh mapped ranks to devices wrongly.",
+		// "Last error:" re-raises carry the text without NCCL's prefix.
+		Any: []string{"Duplicate GPU detected", "Multiple Ranks are using the same GPU"},
+		Messages: []string{"Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx",
+			"Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration."},
+		Explanation: "NCCL found two ranks of one communicator on the same GPU (releases up to 2.29 print its PCI bus id; 2.30 says \"Multiple Ranks are using the same GPU/Partition\") and refused with invalid usage. NCCL_MULTI_RANK_GPU_ENABLE=1 (2.30) lets it run that way on purpose, which is rarely what a training job wants. The ranks did not select their own device before the first collective: every process used the default cuda:0, or CUDA_VISIBLE_DEVICES/the launcher gave several ranks the same GPU, or a device mesh mapped ranks to devices wrongly. CUDA reads CUDA_VISIBLE_DEVICES once, when it initialises: setting it inside a process after anything touched CUDA (an import that queries devices, torch.cuda calls, a parent process that initialised CUDA before spawning) has no effect, so every rank still sees all GPUs and picks the first.",
 		Fix:         "Call `torch.cuda.set_device(int(os.environ[\"LOCAL_RANK\"]))` before `init_process_group` (or pass `device_id=torch.device(\"cuda\", local_rank)`), build device meshes from the local rank, and give each process its own GPU in CUDA_VISIBLE_DEVICES.",
 		Check:       "Print LOCAL_RANK, CUDA_VISIBLE_DEVICES and `torch.cuda.current_device()` on every rank before the first collective; the busId values of the \"comm ... rank ... busId\" lines must all differ on one host.",
 		Links:       []Link{linkTroubleshoot},
@@ -130,7 +142,9 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "gdr-disabled-distance", Title: "GPUDirect RDMA disabled by the GPU-NIC distance", Severity: Warning,
-		Any:         []string{"GPU Direct RDMA Disabled for GPU"},
+		Any: []string{"GPU Direct RDMA Disabled for GPU"},
+		Messages: []string{"GPU Direct RDMA Disabled for GPU %d / HCA %lx (distance %d > %d)", "GPU Direct RDMA Disabled for GPU %lx / HCA %lx (distance %d > %d)",
+			"GPU Direct RDMA Disabled for GPU %lx / HCA %d (distance %d > %d)"},
 		Explanation: "NCCL will not let the NIC read and write GPU memory directly because the path between them is longer than NCCL_NET_GDR_LEVEL allows (by default PXB: the GPU and NIC must share a PCIe switch). Transfers are staged through host memory instead.",
 		Fix:         "Use a NIC on the GPU's own PCIe switch or socket (NCCL_IB_HCA), or, where the platform supports peer traffic across the host bridge, raise NCCL_NET_GDR_LEVEL (PHB or SYS) and measure.",
 		Check:       "`nvidia-smi topo -m` (the GPU-NIC entry: PIX/PXB allow GDR by default, PHB/NODE/SYS do not) and `lsmod | grep nvidia_peermem`.",
@@ -139,7 +153,10 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "nvls-failure", Title: "NVLink SHARP (NVLS) failed", Severity: Error,
-		Any:         []string{"Failed to bind NVLink SHARP", "NVLS) Multicast", "transport/nvls.cc"},
+		Any: []string{"Failed to bind NVLink SHARP", "NVLS) Multicast", "transport/nvls.cc"},
+		Messages: []string{"Failed to bind NVLink SHARP (NVLS) Multicast memory of size %ld : CUDA error %d '%s'.\nThis is usually caused by a system or configuration error in the Fabric Manager or NVSwitches.\nDisable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error in the future.",
+			"Failed to bind NVLink SHARP (NVLS) Multicast memory of size %ld : CUDA error %d '%s'.\nThis is usually caused by a system or configuration error in the Fabric Manager or NVSwitches.\nDo not force-enable NVLS (NCCL_NVLS_ENABLE=1) if you wish to avoid this error in the future.",
+			"Failed to bind NVLink SHARP (NVLS) Multicast memory of size %ld : CUDA error %d '%s'. Proceeding without NVLS support."},
 		Explanation: "Setting up NVLink SHARP multicast memory through the NVSwitches failed. That is a system state, not your program: the Fabric Manager is not running or not in sync with the driver, a GPU or NVSwitch needs a reset, or the switches ran out of multicast resources.",
 		Fix:         "Check and restart nvidia-fabricmanager (same version as the driver), reset the GPUs or reboot the node; set NCCL_NVLS_ENABLE=0 to confirm (the job then runs without NVLS) and as a stopgap.",
 		Check:       "`systemctl status nvidia-fabricmanager`, `nvidia-smi -q | grep -A3 Fabric` (State Completed, Status Success), and a rerun with NCCL_NVLS_ENABLE=0.",
@@ -149,6 +166,7 @@ var lineRules = []Rule{
 		ID: "cuda-oom-nccl", Title: "NCCL ran out of GPU memory", Severity: Error,
 		Any:         []string{"Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'", "Failed to CUDA calloc", "Failed to CUDA malloc", "CUDA error 2 'out of memory'"},
 		None:        []string{"NVLS", "Multicast"},
+		Messages:    []string{"Failed to CUDA malloc %ld bytes", "Failed to CUDA calloc %ld bytes", "Failed to CUDA calloc async %ld bytes"},
 		Explanation: "NCCL could not allocate GPU memory for its buffers. It allocates them when a communicator is created and when it first connects to a peer: one buffer per channel, peer and protocol (NCCL_BUFFSIZE, 4 MiB for Simple by default), plus NVLS buffers on NVSwitch systems, so the need grows with channels, peers and communicators, and a framework that reserved almost all memory leaves it none.",
 		Fix:         "Leave headroom (lower the framework's memory fraction or batch), create fewer communicators, or shrink NCCL's share: NCCL_BUFFSIZE=2097152, NCCL_NVLS_ENABLE=0 on NVSwitch systems, fewer channels (NCCL_MAX_NCHANNELS).",
 		Check:       "`nvidia-smi` memory use at the moment of the failure, and whether the error goes away with NCCL_BUFFSIZE=2097152 or NCCL_NVLS_ENABLE=0.",
@@ -156,7 +174,9 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "socket-address", Title: "NCCL cannot reach a peer's socket address", Severity: Error,
-		Any:         []string{"no socket interface found", "No usable listening interface found", "is neither AF_INET(2) nor AF_INET6(10)", "Bootstrap : no NCCL_SOCKET_IFNAME"},
+		Any: []string{"no socket interface found", "No usable listening interface found", "is neither AF_INET(2) nor AF_INET6(10)", "Bootstrap : no NCCL_SOCKET_IFNAME"},
+		Messages: []string{"NET/Socket : No usable listening interface found", "Bootstrap : no socket interface found",
+			"ncclSocketInit: connecting to address %s with family %d is neither AF_INET(%d) nor AF_INET6(%d)"},
 		Explanation: "NCCL has no usable IP address to reach a peer: either no interface matches NCCL_SOCKET_IFNAME (or none besides loopback exists) for its bootstrap and socket traffic, or, when it complains about an address \"with family N\", the address it received from another rank is garbage, which is what ranks running different NCCL releases (their bootstrap messages differ in layout) produce.",
 		Fix:         "Set NCCL_SOCKET_IFNAME to an interface that exists and routes between the hosts on every node (a prefix such as `eth`, `=name` for an exact name, `^docker,lo` to exclude), or unset it; and run one NCCL release on every node (check for a second libnccl: pip nvidia-nccl-cu* packages, a system copy under /usr/lib or /usr/local).",
 		Check:       "`ip -br addr` on every node, the \"Bootstrap: Using\" line of each rank, and `python -c \"import torch; print(torch.cuda.nccl.version())\"` plus `pip list | grep nccl` on every node.",
@@ -180,6 +200,27 @@ var lineRules = []Rule{
 				}
 			}
 			return ""
+		},
+	},
+	{
+		ID: "ib-qp-setup", Title: "An RDMA queue pair or completion queue could not be set up", Severity: Error,
+		Any:         []string{"Call to ibv_modify_qp failed", "Call to ibv_create_qp failed", "Call to ibv_create_cq failed"},
+		Explanation: "NCCL asked the verbs library to create or connect a queue pair (or its completion queue) on the RDMA device it chose, and the kernel refused: the connection to the peer cannot be built on that device.",
+		Fix:         "Keep NCCL to the devices and ports that work: NCCL_IB_HCA lists them (`=NAME,NAME` for exact names, `^NAME` to leave one out); give a RoCE port an IP address and a routable GID (NCCL_IB_GID_INDEX); use the same MOFED/rdma-core in the container as on the host. On a single host NCCL_IB_DISABLE=1 takes the network out altogether.",
+		Check:       "`ibv_devinfo -v` (port state PORT_ACTIVE, link layer) and `show_gids` for the device the log names, `ulimit -l` inside the job, and `ib_write_bw -d DEVICE` between two hosts.",
+		Links:       []Link{linkNIC, envLink("NCCL_IB_HCA"), envLink("NCCL_IB_GID_INDEX"), envLink("NCCL_IB_DISABLE")},
+		Explain: func(lines []LineRef, s *Summary) string {
+			for _, l := range lines {
+				switch {
+				case strings.Contains(l.Text, "No such device"):
+					return "\"No such device\" means the device or port NCCL picked cannot carry connections from this process: a RoCE port without an IP address (so no usable GID), a virtual function or port that belongs to another network namespace (macvlan or SR-IOV containers), or a port that is down; when one device of several is at fault, NCCL_IB_HCA can leave it out." + ibDevices(s)
+				case strings.Contains(l.Text, "Cannot allocate memory"):
+					return "\"Cannot allocate memory\" here is the locked-memory limit (ulimit -l) or the NIC's own limits on queues, not a lack of RAM: raise the limit to unlimited for the processes (limits.conf, --ulimit memlock=-1 for Docker), and at very large scale fewer connections per peer (NCCL_NCHANNELS_PER_NET_PEER, NCCL_IB_QPS_PER_CONNECTION)."
+				case strings.Contains(l.Text, "Invalid argument"):
+					return "\"Invalid argument\" when a queue pair is connected usually names a GID index the port does not have (NCCL_IB_GID_INDEX) or attributes the two ends disagree on (MTU, traffic class)."
+				}
+			}
+			return ibDevices(s)
 		},
 	},
 	{
@@ -294,6 +335,73 @@ func (d *diagnoser) lineDiagnoses() []Diagnosis {
 			Explanation: strings.Join(parts, " "), Evidence: ev.list(), Links: links(r.Links...)})
 	}
 	return out
+}
+
+// explainArchList compares the GPU's architecture with the ones PyTorch's
+// start-up warning says the build carries ("... with CUDA capability
+// sm_120 is not compatible ..." and "... supports CUDA capabilities sm_50
+// sm_60 ... sm_90.").
+func explainArchList(lines []LineRef, s *Summary) string {
+	gpu, lo, hi := -1, -1, -1
+	for _, l := range lines {
+		if i := strings.Index(l.Text, "with CUDA capability sm_"); i >= 0 {
+			if n, ok := leadingInt(l.Text[i+len("with CUDA capability sm_"):]); ok {
+				gpu = n
+			}
+		}
+		if i := strings.Index(l.Text, "supports CUDA capabilities "); i >= 0 {
+			for _, f := range strings.Fields(l.Text[i+len("supports CUDA capabilities "):]) {
+				n, ok := leadingInt(strings.TrimPrefix(f, "sm_"))
+				if !ok || !strings.HasPrefix(f, "sm_") {
+					continue
+				}
+				if lo < 0 || n < lo {
+					lo = n
+				}
+				hi = max(hi, n)
+			}
+		}
+	}
+	switch {
+	case gpu < 0 || hi < 0:
+		return ""
+	case gpu > hi:
+		return fmt.Sprintf("The GPU is sm_%d and this PyTorch build carries code up to sm_%d only: the build is older than the GPU, so install one that lists sm_%d in torch.cuda.get_arch_list().", gpu, hi, gpu)
+	case gpu < lo:
+		return fmt.Sprintf("The GPU is sm_%d and this PyTorch build starts at sm_%d: the GPU is older than anything the build carries.", gpu, lo)
+	}
+	return fmt.Sprintf("The GPU is sm_%d, inside the range sm_%d..sm_%d this build lists, but its exact architecture is missing from the list.", gpu, lo, hi)
+}
+
+// ibDevices names the RDMA devices the log says NCCL uses, "" if none.
+func ibDevices(s *Summary) string {
+	var devs []string
+	for _, d := range s.NetDevices {
+		if name, ok := strings.CutPrefix(d, "IB "); ok {
+			devs = append(devs, name)
+		}
+	}
+	if len(devs) == 0 {
+		return ""
+	}
+	first, _, _ := strings.Cut(devs[0], ":")
+	return " The log lists " + strings.Join(devs[:min(len(devs), 8)], ", ") + " as NCCL's devices; NCCL_IB_HCA=^" + first + " would leave out the first of them."
+}
+
+// bootstrapTruncated is the catalog format of bootstrap.cc's own size
+// check, which guards setup messages rather than collective data.
+const bootstrapTruncated = "Message truncated : received %d bytes instead of %d"
+
+// explainTruncation tells a truncated bootstrap message (setup data the
+// ranks exchange while they connect) from truncated collective data.
+func explainTruncation(lines []LineRef, s *Summary) string {
+	fixed, _, _ := strings.Cut(bootstrapTruncated, "%")
+	for _, l := range lines {
+		if strings.Contains(l.Text, fixed) {
+			return "This message comes from NCCL's bootstrap: the ranks were exchanging setup data (addresses, connection handles) while creating a communicator or connecting peers, so NCCL_PROTO, NCCL_ALGO and collective sizes play no part. Ranks that load different NCCL releases disagree on the size of these messages; so do ranks that create communicators (new_group, ncclCommSplit) in a different order. When every rank loads the same release, the release itself is the suspect: reporters saw this intermittently with NCCL 2.19.3 and 2.20.5 and it went away with another NCCL release (older or newer)."
+		}
+	}
+	return ""
 }
 
 // wcMeaning says what an IB work-completion status means for NCCL.

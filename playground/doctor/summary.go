@@ -287,6 +287,14 @@ type Summary struct {
 	// control sequences or control characters.
 	ControlLines int `json:"control_lines,omitempty"`
 
+	// noDestroy holds PyTorch's exit warning that a process group was still
+	// alive when the interpreter shut down ("destroy_process_group() was
+	// not called before program exit", ProcessGroupNCCL's shutdown path).
+	noDestroy Evidence
+	// gdrNoModule holds "GPU Direct RDMA Disabled for HCA N 'dev'" lines:
+	// the NIC cannot reach GPU memory at all (no peer-memory module or
+	// DMA-BUF), unlike the per-GPU distance message.
+	gdrNoModule Evidence
 	// ruleHits holds the evidence of each line rule (lineRules) by ID.
 	ruleHits map[string]*Evidence
 	// netCues holds the lines that say why NCCL fell back to sockets, by

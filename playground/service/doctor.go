@@ -3,6 +3,7 @@ package service
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -67,6 +68,38 @@ func (s *Service) Doctor(ctx context.Context, req DoctorRequest) (*DoctorResult,
 		out.Diagnoses = doctor.Diagnose(nil, env)
 	}
 	return out, nil
+}
+
+// DoctorExpectation adds, for a log whose nccl-tests table runs on GPUs a
+// built-in system names (the doctor's Summary.NCCLTests.System), what
+// NCCL's model and the calibrated estimate expect at the table's peak size
+// on that system, to the summary and to the nccl-tests diagnosis. ncclsim
+// doctor calls it; the doctor page does not, and links the estimator page
+// with the same settings instead, which keeps the estimator out of the
+// doctor's WebAssembly binary. A log without such a table is left alone.
+func (s *Service) DoctorExpectation(ctx context.Context, r *DoctorResult) error {
+	if r == nil || r.Summary == nil || r.Summary.NCCLTests == nil || r.Summary.NCCLTests.System == nil {
+		return nil
+	}
+	run := r.Summary.NCCLTests
+	sys := run.System
+	if sys.Coll == "" || sys.Bytes == 0 {
+		return nil
+	}
+	e, err := s.Estimate(ctx, &Request{Preset: sys.Preset, Nodes: max(sys.Nodes, 1), Coll: sys.Coll, Bytes: strconv.FormatUint(sys.Bytes, 10)})
+	if err != nil {
+		return fmt.Errorf("expected busbw on %s: %w", sys.Preset, err)
+	}
+	x := &doctor.BusBwExpectation{ModelBusBwGBps: e.Model.BusBwGBps, MeasuredGBps: run.PeakBusBwGBps, Algo: e.Model.Algo, Proto: e.Model.Proto}
+	if c := e.Calibrated; c != nil {
+		x.CalibratedBusBwGBps, x.LowGBps, x.HighGBps = c.BusBwGBps, c.BusBwLowGBps, c.BusBwHighGBps
+		if c.BusBwGBps > 0 {
+			x.Ratio = run.PeakBusBwGBps / c.BusBwGBps
+		}
+	}
+	sys.Expected = x
+	doctor.AddExpectation(r.Diagnoses, sys)
+	return nil
 }
 
 // Explanation is the answer to "which NCCL source line printed this log

@@ -52,9 +52,15 @@ func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		defer closeFn()
 		req.Log = r
 	}
-	out, err := service.New().Doctor(ctx, req)
+	svc := service.New()
+	out, err := svc.Doctor(ctx, req)
 	if err != nil {
 		return cliError(err, nil, stderr)
+	}
+	// The terminal has the estimator: an nccl-tests table gets the busbw
+	// the model expects of the system it ran on (the page links it).
+	if err := svc.DoctorExpectation(ctx, out); err != nil {
+		fmt.Fprintf(stderr, "ncclsim doctor: %v\n", err)
 	}
 	if *asJSON {
 		return writeJSON(stdout, out)
