@@ -469,19 +469,13 @@ func (s *Service) Answer(ctx context.Context, question string, req *Request) Rep
 // AnswerTopo answers the topology page (PageTopo).
 func (s *Service) AnswerTopo(ctx context.Context, req *Request) Reply {
 	p, err := s.TopoPage(ctx, req)
-	if err != nil {
-		return reply(nil, nil, err)
-	}
-	return reply(p, p.Figures, nil)
+	return pageReply(p, err, func() []Figure { return p.Figures })
 }
 
 // AnswerTune answers the algorithms page (PageTune).
 func (s *Service) AnswerTune(ctx context.Context, req *Request) Reply {
 	p, err := s.TunePage(ctx, req)
-	if err != nil {
-		return reply(nil, nil, err)
-	}
-	return reply(p, p.Figures, nil)
+	return pageReply(p, err, func() []Figure { return p.Figures })
 }
 
 // AnswerEstimate answers the estimate question (PageEstimate).
@@ -493,19 +487,13 @@ func (s *Service) AnswerEstimate(ctx context.Context, req *Request) Reply {
 // AnswerEstimator answers the estimator page (PageEstimator).
 func (s *Service) AnswerEstimator(ctx context.Context, req *Request) Reply {
 	p, err := s.EstimatorPage(ctx, req)
-	if err != nil {
-		return reply(nil, nil, err)
-	}
-	return reply(p, p.Figures, nil)
+	return pageReply(p, err, func() []Figure { return p.Figures })
 }
 
 // AnswerStep answers the step page (PageStep).
 func (s *Service) AnswerStep(ctx context.Context, req *Request) Reply {
 	p, err := s.StepPage(ctx, req)
-	if err != nil {
-		return reply(nil, nil, err)
-	}
-	return reply(p, p.Figures, nil)
+	return pageReply(p, err, func() []Figure { return p.Figures })
 }
 
 // AnswerDoctor answers the log doctor page as a Reply.
@@ -515,6 +503,15 @@ func (s *Service) AnswerDoctor(ctx context.Context, logText, envText string) Rep
 		return reply(nil, nil, err)
 	}
 	return reply(p, p.Figures, nil)
+}
+
+// pageReply encodes a page answer with its figures (read only when err is
+// nil), or err.
+func pageReply(v any, err error, figures func() []Figure) Reply {
+	if err != nil {
+		return reply(nil, nil, err)
+	}
+	return reply(v, figures(), nil)
 }
 
 // reply encodes v, or err.

@@ -57,6 +57,16 @@ import (
 // ask, and so links only what those reach.
 type Question func(context.Context, *service.Request) service.Reply
 
+// Serve is the whole main of a model page's binary: it registers the
+// page's question, answer (a method expression such as
+// (*service.Service).AnswerTopo), under its name on a new service, and
+// keeps the module alive for the page's calls.
+func Serve(name string, answer func(*service.Service, context.Context, *service.Request) service.Reply) {
+	s := service.New()
+	RegisterModel(js.Global(), s, map[string]Question{name: func(ctx context.Context, req *service.Request) service.Reply { return answer(s, ctx, req) }})
+	select {}
+}
+
 // RegisterModel installs a model page's API as g.distnav and returns it:
 // version, presets(), presetXML(name) and one function per question, under
 // its name (service.PageTopo, ...). The functions stay alive for the life

@@ -1,20 +1,14 @@
 //go:build js && wasm
 
-// Command step is the WebAssembly module of the step page of the playground:
-// package service's PageStep question (and the built-in systems) registered as
-// globalThis.distnav by package jsapi. One binary per page, so that each
-// page downloads only the code its question reaches.
+// Command step is the WebAssembly module of the step page: package
+// service's PageStep question and the built-in systems, registered as
+// globalThis.distnav by package jsapi. Each page has its own binary, which
+// links only what its question reaches.
 package main
 
 import (
-	"syscall/js"
-
 	"github.com/distributed-nav/distributed-nav/playground/service"
 	"github.com/distributed-nav/distributed-nav/playground/wasm/jsapi"
 )
 
-func main() {
-	s := service.New()
-	jsapi.RegisterModel(js.Global(), s, map[string]jsapi.Question{service.PageStep: s.AnswerStep})
-	select {}
-}
+func main() { jsapi.Serve(service.PageStep, (*service.Service).AnswerStep) }

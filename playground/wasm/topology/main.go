@@ -1,20 +1,14 @@
 //go:build js && wasm
 
-// Command topology is the WebAssembly module of the topology page of the playground:
-// package service's PageTopo question (and the built-in systems) registered as
-// globalThis.distnav by package jsapi. One binary per page, so that each
-// page downloads only the code its question reaches.
+// Command topology is the WebAssembly module of the topology page: package
+// service's PageTopo question and the built-in systems, registered as
+// globalThis.distnav by package jsapi. Each page has its own binary, which
+// links only what its question reaches.
 package main
 
 import (
-	"syscall/js"
-
 	"github.com/distributed-nav/distributed-nav/playground/service"
 	"github.com/distributed-nav/distributed-nav/playground/wasm/jsapi"
 )
 
-func main() {
-	s := service.New()
-	jsapi.RegisterModel(js.Global(), s, map[string]jsapi.Question{service.PageTopo: s.AnswerTopo})
-	select {}
-}
+func main() { jsapi.Serve(service.PageTopo, (*service.Service).AnswerTopo) }
