@@ -220,7 +220,7 @@ func measurePage(profile, url string) (first, second pageLoad, err error) {
 				Bytes int64   `json:"bytes"`
 			} `json:"res"`
 		}
-		m, err := chromedp.Run(ctx, chromedp.Evaluate[metrics](`(() => {
+		m, err := chromedp.Run(ctx, chromedp.Evaluate[metrics](`(async () => {
 			const w = performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.wasm'));
 			const at = (name) => { const e = performance.getEntriesByName(name); return e.length ? e[0].startTime : -1; };
 			const nav = performance.getEntriesByType('navigation')[0];
@@ -228,8 +228,16 @@ func measurePage(profile, url string) (first, second pageLoad, err error) {
 				instantiated: at('pg-instantiated'), goMain: at('pg-go-main'), answer: at('pg-answer'), ready: at('pg-ready'),
 				wasmStart: w.length ? w[0].startTime : -1, wasmEnd: w.length ? Math.max(...w.map((e) => e.responseEnd)) : -1 };
 			const res = performance.getEntriesByType('resource').map((e) => ({ name: e.name, start: e.startTime, end: e.responseEnd, bytes: e.transferSize }));
+			await new Promise((resolve) => {
+				new PerformanceObserver((list, obs) => {
+					for (const e of list.getEntries()) res.push({ name: 'long task', start: e.startTime, end: e.startTime + e.duration, bytes: 0 });
+					obs.disconnect();
+					resolve();
+				}).observe({ type: 'longtask', buffered: true });
+				setTimeout(resolve, 200);
+			});
 			return { ready: window.__pgReadyMs || performance.now(), wasm: w.reduce((s, e) => s + e.transferSize, 0), files: w.length, phases, res };
-		})()`))
+		})()`, chromedp.EvalAwaitPromise))
 		if err != nil {
 			return first, second, err
 		}

@@ -57,8 +57,13 @@ const (
 	// times over).
 	MaxNCCLTestsBytes = 2 << 20
 	defaultWait       = 60 * time.Second
-	maxHostCache      = 32
-	maxModelCache     = 32
+	// The doctor's inputs in the browser (the CLI streams a log of any
+	// size and reads at most MaxEnvFileBytes of an environment file).
+	MaxLogBytes     = 8 << 20
+	MaxEnvDumpSize  = 1 << 20
+	MaxEnvFileBytes = 16 << 20
+	maxHostCache    = 32
+	maxModelCache   = 32
 )
 
 // FieldError is a problem with one input; Field names it ("preset", "xml",
@@ -494,15 +499,6 @@ func (s *Service) AnswerEstimator(ctx context.Context, req *Request) Reply {
 func (s *Service) AnswerStep(ctx context.Context, req *Request) Reply {
 	p, err := s.StepPage(ctx, req)
 	return pageReply(p, err, func() []Figure { return p.Figures })
-}
-
-// AnswerDoctor answers the log doctor page as a Reply.
-func (s *Service) AnswerDoctor(ctx context.Context, logText, envText string) Reply {
-	p, err := s.DoctorPage(ctx, logText, envText)
-	if err != nil {
-		return reply(nil, nil, err)
-	}
-	return reply(p, p.Figures, nil)
 }
 
 // pageReply encodes a page answer with its figures (read only when err is
