@@ -51,8 +51,8 @@ clean: ## remove everything generated
 gen: npm vendor ## run the generator: content/ + data/ -> site/
 	$(GO) run ./generator/cmd/distnav build
 
-# The playground: model.wasm for the model pages, doctor.wasm for the log
-# doctor, and the wasm_exec.js of the same Go toolchain (playground/wasm/build.sh
+# The playground: one wasm binary per page (topology, algorithms, estimator,
+# step, doctor), and the wasm_exec.js of the same Go toolchain (playground/wasm/build.sh
 # holds the build flags, for this target and for the Go site tests).
 wasm:
 	GO=$(GO) playground/wasm/build.sh site/static/playground

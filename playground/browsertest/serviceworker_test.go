@@ -30,7 +30,7 @@ func TestServiceWorker(t *testing.T) {
 		}
 		return out;
 	})()`)
-	for _, want := range []string{subPath + "playground/model.wasm", subPath + "playground/wasm_exec.js"} {
+	for _, want := range []string{subPath + "playground/step.wasm", subPath + "playground/wasm_exec.js"} {
 		found := false
 		for _, c := range cached {
 			found = found || c == want
@@ -40,8 +40,8 @@ func TestServiceWorker(t *testing.T) {
 		}
 	}
 	for _, c := range cached {
-		if strings.HasSuffix(c, "doctor.wasm") {
-			t.Errorf("the step page fetched the doctor's wasm: %s", c)
+		if strings.HasSuffix(c, ".wasm") && !strings.HasSuffix(c, "/step.wasm") {
+			t.Errorf("the step page fetched another page's wasm: %s", c)
 		}
 	}
 	offline := true

@@ -2,6 +2,7 @@ package ncclenv
 
 import (
 	"bytes"
+	"embed"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -11,8 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/distributed-nav/distributed-nav/data"
 )
 
 // Reader says which library reads a variable.
@@ -34,11 +33,10 @@ func (r Reader) String() string {
 
 // Var describes one known environment variable, as listed in data/env/*.csv.
 type Var struct {
-	Name        string
-	Default     string
-	Type        string // e.g. "int64", "string", "enum(path type)"; empty when the table has no type
-	Source      string // file:line at the pinned release
-	Description string
+	Name    string
+	Default string
+	Type    string // e.g. "int64", "string", "enum(path type)"; empty when the table has no type
+	Source  string // file:line at the pinned release
 	// DeprecatedAliasOf names the variable that replaces this one, if this
 	// name is deprecated.
 	DeprecatedAliasOf string
@@ -87,8 +85,7 @@ const (
 
 // LoadRegistry reads env/nccl.csv (required) and env/torch.csv (optional)
 // from fsys. Columns are found by header name; "name" is required, and
-// "default", "type", "file", "description", "deprecated_alias_of", "status"
-// and "debug_only" are used when present.
+// the other columns of tableColumns are used when present.
 func LoadRegistry(fsys fs.FS) (*Registry, error) {
 	r := &Registry{vars: map[string]Var{}}
 	if err := r.loadTable(fsys, ncclTable, ReaderNCCL); err != nil {
@@ -155,7 +152,6 @@ func (r *Registry) loadTable(fsys fs.FS, path string, reader Reader) error {
 			Default:           get(rec, "default"),
 			Type:              get(rec, "type"),
 			Source:            get(rec, "file"),
-			Description:       get(rec, "description"),
 			DeprecatedAliasOf: get(rec, "deprecated_alias_of"),
 			Status:            strings.ToLower(get(rec, "status")),
 			DebugOnly:         get(rec, "debug_only") == "true",
@@ -165,14 +161,28 @@ func (r *Registry) loadTable(fsys fs.FS, path string, reader Reader) error {
 	return nil
 }
 
+// tableColumns are the columns of data/env/*.csv a Registry reads.
+var tableColumns = []string{"name", "default", "type", "file", "deprecated_alias_of", "status", "debug_only"}
+
+// trimmed holds data/env/*.csv with only tableColumns, as env/nccl.csv
+// and env/torch.csv: the description column and the others no caller
+// reads are most of the tables' bytes, and every wasm binary embeds the
+// registry (leaving them out saves about 13 KB gzip per binary).
+// TestTrimmedTables keeps the copies equal to data/env; run `go generate
+// ./playground/ncclenv` after changing a table there.
+//
+//go:generate go test -run ^TestTrimmedTables$ -update-generated
+//go:embed env/*.csv
+var trimmed embed.FS
+
 // defaultRegistry is computed once from the embedded tables and never
 // modified afterwards.
 var defaultRegistry = sync.OnceValues(func() (*Registry, error) {
-	return LoadRegistry(data.Env)
+	return LoadRegistry(trimmed)
 })
 
-// DefaultRegistry returns the registry built from the tables embedded in the
-// data package.
+// DefaultRegistry returns the registry built from data/env/*.csv (embedded
+// in this package with only the columns a Registry reads).
 func DefaultRegistry() (*Registry, error) { return defaultRegistry() }
 
 // Lookup returns the variable called exactly name.

@@ -37,7 +37,7 @@ func TestDefaultRegistryHasReleaseNames(t *testing.T) {
 
 func TestLoadRegistryColumns(t *testing.T) {
 	fsys := fstest.MapFS{
-		"env/nccl.csv":  {Data: []byte("Description,NAME,deprecated_alias_of\nx,NCCL_A,\ny,NCCL_OLD,NCCL_A\n")},
+		"env/nccl.csv":  {Data: []byte("Default,NAME,deprecated_alias_of\nx,NCCL_A,\ny,NCCL_OLD,NCCL_A\n")},
 		"env/torch.csv": {Data: []byte("name,component\nTORCH_X,c10d\nNCCL_A,dup\n")},
 	}
 	r, err := LoadRegistry(fsys)
@@ -47,7 +47,7 @@ func TestLoadRegistryColumns(t *testing.T) {
 	if got := r.Names(ReaderNCCL); !reflect.DeepEqual(got, []string{"NCCL_A", "NCCL_OLD"}) {
 		t.Errorf("NCCL names %v", got)
 	}
-	if v, _ := r.Lookup("NCCL_A"); v.Reader != ReaderNCCL || v.Description != "x" {
+	if v, _ := r.Lookup("NCCL_A"); v.Reader != ReaderNCCL || v.Default != "x" {
 		t.Errorf("NCCL_A = %+v (the NCCL table must win)", v)
 	}
 	if v, _ := r.Lookup("NCCL_OLD"); v.DeprecatedAliasOf != "NCCL_A" {

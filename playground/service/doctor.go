@@ -1,3 +1,10 @@
+//go:build !nodoctor
+
+// The doctor question. The model pages' wasm binaries are built with the
+// tag nodoctor, which leaves this file, and with it package doctor's
+// tables and their initialisation, out of them (about 11 KB gzip each);
+// every other build has it.
+
 package service
 
 import (
@@ -10,14 +17,6 @@ import (
 
 	"github.com/distributed-nav/distributed-nav/playground/doctor"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
-)
-
-// Limits of the doctor's inputs in the browser (the CLI streams a log of
-// any size and reads at most MaxEnvFileBytes of an environment file).
-const (
-	MaxLogBytes     = 8 << 20
-	MaxEnvDumpSize  = 1 << 20
-	MaxEnvFileBytes = 16 << 20
 )
 
 // DoctorRequest is a log and/or an environment listing to diagnose.
@@ -154,4 +153,13 @@ func (s *Service) DoctorPage(ctx context.Context, logText, envText string) (*Doc
 		cmd += " --env env.txt"
 	}
 	return &DoctorPage{Result: r, Command: cmd + " --json", Figures: []Figure{{"report", report.String()}}}, nil
+}
+
+// AnswerDoctor answers the log doctor page as a Reply.
+func (s *Service) AnswerDoctor(ctx context.Context, logText, envText string) Reply {
+	p, err := s.DoctorPage(ctx, logText, envText)
+	if err != nil {
+		return reply(nil, nil, err)
+	}
+	return reply(p, p.Figures, nil)
 }

@@ -4,13 +4,14 @@
 // DDP / FSDP2 step, the estimator's error on the published runs, a log
 // diagnosis and the tuner-plugin export. Each question has a typed request
 // and a typed result (Go structs with json tags, encoded with
-// encoding/json); the service owns input validation and its messages, the
+// encoding/json by ncclsim and, byte for byte the same, by package jsonenc
+// for the browser: see Answer); the service owns input validation and its messages, the
 // defaults, the pipeline (model.Build, cached per input), the result
 // shapes and the equivalent ncclsim command line (Command).
 //
 // Three thin callers sit on it: the ncclsim CLI (flags in, text or the
-// result's JSON out), the js/wasm adapter (playground/wasm/model and
-// playground/wasm/doctor: JavaScript values in, Answer out) and the
+// result's JSON out), the js/wasm adapter (one binary per page under
+// playground/wasm: JavaScript values in, an Answer* method out) and the
 // generator's static no-JavaScript views (generator/build renders the page
 // answers' figures and tables into each playground page). The page answers
 // (TopoPage, TunePage, ...) wrap the CLI's result with what a page draws
@@ -22,13 +23,13 @@
 //
 // To add a question: a request type (or fields on Request), a result type
 // with json tags, a method on Service that validates with FieldError, and,
-// for the browser, a case in Answer.
+// for the browser, an Answer* method, a case in Answer and a main under
+// playground/wasm that registers it.
 package service
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -36,6 +37,7 @@ import (
 	"time"
 
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
+	"github.com/distributed-nav/distributed-nav/playground/jsonenc"
 	"github.com/distributed-nav/distributed-nav/playground/model"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
 	"github.com/distributed-nav/distributed-nav/playground/presets"
@@ -55,8 +57,13 @@ const (
 	// times over).
 	MaxNCCLTestsBytes = 2 << 20
 	defaultWait       = 60 * time.Second
-	maxHostCache      = 32
-	maxModelCache     = 32
+	// The doctor's inputs in the browser (the CLI streams a log of any
+	// size and reads at most MaxEnvFileBytes of an environment file).
+	MaxLogBytes     = 8 << 20
+	MaxEnvDumpSize  = 1 << 20
+	MaxEnvFileBytes = 16 << 20
+	maxHostCache    = 32
+	maxModelCache   = 32
 )
 
 // FieldError is a problem with one input; Field names it ("preset", "xml",
@@ -401,7 +408,7 @@ func errorJSON(err error) string {
 	if !errors.As(err, &fe) {
 		fe = &FieldError{Message: err.Error()}
 	}
-	b, jerr := json.Marshal(struct {
+	b, jerr := jsonenc.Marshal(struct {
 		Error *FieldError `json:"error"`
 	}{fe})
 	if jerr != nil {
@@ -442,47 +449,65 @@ const (
 
 // Answer answers one page question for req as a Reply: the typed page
 // answer (TopoPage, TunePage, EstimatePage, EstimatorPage, StepPage)
-// encoded with encoding/json, or the error object.
+// encoded as encoding/json encodes it, or the error object. The encoder is
+// package jsonenc, which writes the same bytes without linking
+// encoding/json into the wasm (about 80 KB gzip per binary);
+// TestRepliesMatchEncodingJSON holds the two equal on every preset. Each question is also
+// its own method (AnswerTopo, ...), so that a caller that needs only some
+// of them (a wasm binary of one page) links only those.
 func (s *Service) Answer(ctx context.Context, question string, req *Request) Reply {
-	var v any
-	var figs []Figure
-	var err error
 	switch question {
 	case PageTopo:
-		var p *TopoPage
-		if p, err = s.TopoPage(ctx, req); err == nil {
-			v, figs = p, p.Figures
-		}
+		return s.AnswerTopo(ctx, req)
 	case PageTune:
-		var p *TunePage
-		if p, err = s.TunePage(ctx, req); err == nil {
-			v, figs = p, p.Figures
-		}
+		return s.AnswerTune(ctx, req)
 	case PageEstimate:
-		v, err = s.EstimatePage(ctx, req)
+		return s.AnswerEstimate(ctx, req)
 	case PageEstimator:
-		var p *EstimatorPage
-		if p, err = s.EstimatorPage(ctx, req); err == nil {
-			v, figs = p, p.Figures
-		}
+		return s.AnswerEstimator(ctx, req)
 	case PageStep:
-		var p *StepPage
-		if p, err = s.StepPage(ctx, req); err == nil {
-			v, figs = p, p.Figures
-		}
-	default:
-		err = fieldErr("", "unknown question \""+question+"\"")
+		return s.AnswerStep(ctx, req)
 	}
-	return reply(v, figs, err)
+	return reply(nil, nil, fieldErr("", "unknown question \""+question+"\""))
 }
 
-// AnswerDoctor answers the log doctor page as a Reply.
-func (s *Service) AnswerDoctor(ctx context.Context, logText, envText string) Reply {
-	p, err := s.DoctorPage(ctx, logText, envText)
+// AnswerTopo answers the topology page (PageTopo).
+func (s *Service) AnswerTopo(ctx context.Context, req *Request) Reply {
+	p, err := s.TopoPage(ctx, req)
+	return pageReply(p, err, func() []Figure { return p.Figures })
+}
+
+// AnswerTune answers the algorithms page (PageTune).
+func (s *Service) AnswerTune(ctx context.Context, req *Request) Reply {
+	p, err := s.TunePage(ctx, req)
+	return pageReply(p, err, func() []Figure { return p.Figures })
+}
+
+// AnswerEstimate answers the estimate question (PageEstimate).
+func (s *Service) AnswerEstimate(ctx context.Context, req *Request) Reply {
+	p, err := s.EstimatePage(ctx, req)
+	return reply(p, nil, err)
+}
+
+// AnswerEstimator answers the estimator page (PageEstimator).
+func (s *Service) AnswerEstimator(ctx context.Context, req *Request) Reply {
+	p, err := s.EstimatorPage(ctx, req)
+	return pageReply(p, err, func() []Figure { return p.Figures })
+}
+
+// AnswerStep answers the step page (PageStep).
+func (s *Service) AnswerStep(ctx context.Context, req *Request) Reply {
+	p, err := s.StepPage(ctx, req)
+	return pageReply(p, err, func() []Figure { return p.Figures })
+}
+
+// pageReply encodes a page answer with its figures (read only when err is
+// nil), or err.
+func pageReply(v any, err error, figures func() []Figure) Reply {
 	if err != nil {
 		return reply(nil, nil, err)
 	}
-	return reply(p, p.Figures, nil)
+	return reply(v, figures(), nil)
 }
 
 // reply encodes v, or err.
@@ -490,7 +515,7 @@ func reply(v any, figs []Figure, err error) Reply {
 	if err != nil {
 		return Reply{JSON: errorJSON(err)}
 	}
-	b, err := json.Marshal(v)
+	b, err := jsonenc.Marshal(v)
 	if err != nil {
 		return Reply{JSON: errorJSON(fmt.Errorf("encode the answer: %w", err))}
 	}
@@ -500,11 +525,10 @@ func reply(v any, figs []Figure, err error) Reply {
 // jsonNumber formats v as encoding/json writes a float64 (bits 64) or a
 // float32 (bits 32); figures carry the same spelling as the JSON.
 func jsonNumber(v float64, bits int) string {
-	var x any = v
 	if bits == 32 {
-		x = float32(v)
+		v = float64(float32(v))
 	}
-	b, err := json.Marshal(x)
+	b, err := jsonenc.AppendFloat(nil, v, bits)
 	if err != nil {
 		return "null" // NaN and infinities have no JSON spelling
 	}

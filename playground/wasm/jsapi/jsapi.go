@@ -6,14 +6,16 @@
 // service, and hands back {json, figures}. A panic below is recovered and
 // answered as the error object, so bad input never stops the module.
 //
-// The pages load one of two binaries, each a three-line main that
-// registers what its pages need as globalThis.distnav:
+// Each playground page loads its own binary, a main of a few lines that
+// registers what the page needs as globalThis.distnav:
 //
-//	playground/wasm/model   the topology, algorithm, estimator and step pages
-//	  version, presets() -> JSON, presetXML(name), topo(req), tune(req),
-//	  estimate(req), estimator(req), step(req)      (see service.Answer)
-//	playground/wasm/doctor  the log doctor page
-//	  version, presets() -> "[]", doctor({log, env}) (service.AnswerDoctor)
+//	playground/wasm/topology    version, presets() -> JSON, presetXML(name), topo(req)
+//	playground/wasm/algorithms  the same with tune(req)
+//	playground/wasm/estimator   the same with estimator(req)
+//	playground/wasm/step        the same with step(req)
+//	playground/wasm/doctor      version, presets() -> "[]", doctor({log, env}) (service.AnswerDoctor)
+//
+// (each question is a service.Answer* method; see service.Answer).
 //
 // A request is a plain object: {preset | xml, xmlName, nodes, p2p, env:
 // ["NAME=VALUE", ...], coll, bytes, dtype, fabric, graph, channel, mode,
@@ -26,18 +28,18 @@
 // (site/assets/js/playground/worker.js) so that long searches never block
 // the page.
 //
-// Each binary links only what its functions reach, so the doctor page does
-// not download the model and the model pages do not download the doctor;
-// generator/sitetest's TestWasmSize reports both sizes. Of each, the Go
-// runtime with syscall/js is about 570 KB gzip (an empty module); the rest
-// is the model or doctor and view code with fmt, encoding/json and the
-// other standard packages they use, and the measurements and calibration
-// compiled in as Go values.
+// Each binary links only what its question reaches (the topology page
+// does not download the estimator, the estimator page not the step model,
+// the doctor page no model at all); generator/sitetest's TestWasmSize holds each to
+// the page budget. Of each, the Go runtime with syscall/js is about 570 KB
+// gzip (an empty module) and fmt with reflect about 170 KB; the rest is the
+// model or doctor and view code and the data compiled in as Go values.
+// Answers are encoded by package jsonenc rather than encoding/json, which
+// would add about 80 KB to every binary.
 package jsapi
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"runtime"
@@ -46,13 +48,30 @@ import (
 	"syscall/js"
 	"time"
 
+	"github.com/distributed-nav/distributed-nav/playground/jsonenc"
 	"github.com/distributed-nav/distributed-nav/playground/service"
 )
 
-// RegisterModel installs the model pages' API as g.distnav and returns it.
-// The functions stay alive for the life of the module, so they are never
-// released.
-func RegisterModel(g js.Value, s *service.Service) js.Value {
+// Question answers one page question: a method value of service.Service
+// such as s.AnswerTopo. A binary registers only the questions its pages
+// ask, and so links only what those reach.
+type Question func(context.Context, *service.Request) service.Reply
+
+// Serve is the whole main of a model page's binary: it registers the
+// page's question, answer (a method expression such as
+// (*service.Service).AnswerTopo), under its name on a new service, and
+// keeps the module alive for the page's calls.
+func Serve(name string, answer func(*service.Service, context.Context, *service.Request) service.Reply) {
+	s := service.New()
+	RegisterModel(js.Global(), s, map[string]Question{name: func(ctx context.Context, req *service.Request) service.Reply { return answer(s, ctx, req) }})
+	select {}
+}
+
+// RegisterModel installs a model page's API as g.distnav and returns it:
+// version, presets(), presetXML(name) and one function per question, under
+// its name (service.PageTopo, ...). The functions stay alive for the life
+// of the module, so they are never released.
+func RegisterModel(g js.Value, s *service.Service, questions map[string]Question) js.Value {
 	obj := js.Global().Get("Object").New()
 	obj.Set("version", service.NCCLVersion)
 	obj.Set("presets", js.FuncOf(func(js.Value, []js.Value) any {
@@ -61,7 +80,7 @@ func RegisterModel(g js.Value, s *service.Service) js.Value {
 			if err != nil {
 				return service.ErrorJSON(err)
 			}
-			b, err := json.Marshal(list)
+			b, err := jsonenc.Marshal(list)
 			if err != nil {
 				return service.ErrorJSON(err)
 			}
@@ -78,47 +97,20 @@ func RegisterModel(g js.Value, s *service.Service) js.Value {
 			return x
 		})
 	}))
-	call := func(question string) js.Func {
+	call := func(answer Question) js.Func {
 		return js.FuncOf(func(_ js.Value, args []js.Value) any {
 			return guardReply(func() service.Reply {
 				req, err := request(args)
 				if err != nil {
 					return service.Reply{JSON: service.ErrorJSON(err)}
 				}
-				return s.Answer(context.Background(), question, req)
+				return answer(context.Background(), req)
 			})
 		})
 	}
-	for _, q := range []string{service.PageTopo, service.PageTune, service.PageEstimate, service.PageEstimator, service.PageStep} {
-		obj.Set(q, call(q))
+	for name, answer := range questions {
+		obj.Set(name, call(answer))
 	}
-	g.Set("distnav", obj)
-	return obj
-}
-
-// RegisterDoctor installs the log doctor page's API as g.distnav and
-// returns it.
-func RegisterDoctor(g js.Value, s *service.Service) js.Value {
-	obj := js.Global().Get("Object").New()
-	obj.Set("version", service.NCCLVersion)
-	obj.Set("presets", js.FuncOf(func(js.Value, []js.Value) any { return "[]" }))
-	obj.Set("doctor", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		return guardReply(func() service.Reply {
-			if len(args) == 0 || args[0].Type() != js.TypeObject {
-				return service.Reply{JSON: service.ErrorJSON(&service.FieldError{Field: "log", Message: "the request must be an object"})}
-			}
-			o := args[0]
-			logText, err := textField(o, "log", service.MaxLogBytes)
-			if err != nil {
-				return service.Reply{JSON: service.ErrorJSON(err)}
-			}
-			envText, err := textField(o, "env", service.MaxEnvDumpSize)
-			if err != nil {
-				return service.Reply{JSON: service.ErrorJSON(&service.FieldError{Field: "envdump", Message: err.(*service.FieldError).Message})}
-			}
-			return s.AnswerDoctor(context.Background(), logText, envText)
-		})
-	}))
 	g.Set("distnav", obj)
 	return obj
 }

@@ -24,8 +24,13 @@ func newAPI(t *testing.T) js.Value {
 	holder := js.Global().Get("Object").New()
 	RegisterDoctor(holder, service.New())
 	doc := holder.Get("distnav").Get("doctor")
-	o := RegisterModel(holder, service.New())
-	// The tests call every function on one object; the pages get either.
+	s := service.New()
+	o := RegisterModel(holder, s, map[string]Question{
+		service.PageTopo: s.AnswerTopo, service.PageTune: s.AnswerTune, service.PageEstimate: s.AnswerEstimate,
+		service.PageEstimator: s.AnswerEstimator, service.PageStep: s.AnswerStep,
+	})
+	// The tests call every function on one object; each page's binary
+	// registers one question.
 	o.Set("doctor", doc)
 	return o
 }

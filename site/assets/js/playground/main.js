@@ -34,10 +34,12 @@ function ready() {
   const root = document.documentElement;
   if (root.dataset.playground === 'ready') return;
   window.__pgReadyMs = performance.now();
+  performance.mark('pg-ready');
   root.dataset.playground = 'ready';
 }
 
 async function boot() {
+  performance.mark('pg-boot');
   const app = document.getElementById('pg-app');
   if (!app) return;
   const make = widgets[app.dataset.widget];

@@ -3,10 +3,14 @@
 // during a long graph search. Started by engine.js.
 //
 // Messages in:
+//   {type: 'load', execURL}             load wasm_exec.js (sent at once, so that
+//                                       it loads while the module compiles)
 //   {type: 'init', execURL, module}     module: a compiled WebAssembly.Module
 //   {type: 'call', id, fn, req}         fn: 'topo' | 'tune' | 'estimate' | ...
 // Messages out:
-//   {type: 'ready', version, presets}   presets: JSON text of distnav.presets()
+//   {type: 'ready', version, presets, times}   presets: JSON text of
+//                                       distnav.presets(); times: wall-clock ms
+//                                       of workerStart, instantiated, goMain
 //   {type: 'progress', id, polls, ms}   during a search, at most every 100 ms
 //   {type: 'result', id, json, figures, ms}   json: the JSON text the Go function
 //                                       returned (or its plain text), figures:
@@ -17,10 +21,26 @@
 
 let api = null;
 
-async function init(execURL, module) {
+// now is the wall-clock time in ms, comparable with the page's
+// performance.timeOrigin + performance.now() (the worker has its own origin).
+const now = () => performance.timeOrigin + performance.now();
+
+const started = now();
+let loaded = false;
+
+// load runs wasm_exec.js (which defines Go) once.
+function load(execURL) {
+  if (loaded) return;
   importScripts(execURL);
+  loaded = true;
+}
+
+async function init(execURL, module) {
+  const t = { workerStart: started };
+  load(execURL);
   const go = new Go();
   const instance = await WebAssembly.instantiate(module, go.importObject);
+  t.instantiated = now();
   go.run(instance).then(() => {
     api = null;
     self.postMessage({ type: 'fatal', message: 'the playground module stopped' });
@@ -30,7 +50,9 @@ async function init(execURL, module) {
   if (!api) {
     throw new Error('the playground module did not register its API');
   }
-  self.postMessage({ type: 'ready', version: api.version, presets: api.presets() });
+  t.goMain = now();
+  const presets = api.presets();
+  self.postMessage({ type: 'ready', version: api.version, presets, times: t });
 }
 
 function call(id, fn, req) {
@@ -64,7 +86,13 @@ function call(id, fn, req) {
 
 self.onmessage = (ev) => {
   const m = ev.data || {};
-  if (m.type === 'init') {
+  if (m.type === 'load') {
+    try {
+      load(m.execURL);
+    } catch (e) {
+      // init loads it again and reports the failure.
+    }
+  } else if (m.type === 'init') {
     init(m.execURL, m.module).catch((e) => self.postMessage({ type: 'fatal', message: String(e && e.message ? e.message : e) }));
   } else if (m.type === 'call') {
     call(m.id, m.fn, m.req);
