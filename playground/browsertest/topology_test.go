@@ -341,6 +341,15 @@ func TestLinkParams(t *testing.T) {
 	if got := eval[string](b, note); got != "" {
 		t.Errorf("the note stays after an input changed: %q", got)
 	}
+	// A GPU alias, as ncclsim step --gpu takes it (data/gpus.csv: RTX-4090's
+	// aliases include rtx4090), selects the GPU and is not named.
+	b.open("playground/step/?gpu=rtx4090")
+	if got := eval[string](b, `document.querySelector('[name=gpu]').value`); got != "RTX-4090" {
+		t.Errorf("?gpu=rtx4090 selects %q, want RTX-4090", got)
+	}
+	if got := eval[string](b, note); got != "" {
+		t.Errorf("?gpu=rtx4090 shows %q", got)
+	}
 	// Links the step and estimator pages write are taken whole.
 	for _, p := range []struct {
 		page string

@@ -69,15 +69,15 @@ func Lookup(name string) (GPU, error) {
 	if err != nil {
 		return GPU{}, err
 	}
-	n := fold(name)
+	n := Fold(name)
 	var names []string
 	for _, g := range all {
 		names = append(names, g.Name)
-		if fold(g.Name) == n {
+		if Fold(g.Name) == n {
 			return g, nil
 		}
 		for _, a := range g.Aliases {
-			if fold(a) == n {
+			if Fold(a) == n {
 				return g, nil
 			}
 		}
@@ -85,6 +85,8 @@ func Lookup(name string) (GPU, error) {
 	return GPU{}, fmt.Errorf("unknown GPU %q (known: %s)", name, strings.Join(names, ", "))
 }
 
-func fold(s string) string {
+// Fold is the form Lookup compares names in: lower case, without spaces,
+// '_' or '-'.
+func Fold(s string) string {
 	return strings.NewReplacer(" ", "", "_", "", "-", "").Replace(strings.ToLower(strings.TrimSpace(s)))
 }

@@ -48,6 +48,11 @@ type PageConstants struct {
 	// whose state the memory estimate counts.
 	GPUs       []Option `json:"gpus"`
 	Optimizers []Option `json:"optimizers"`
+	// GPUAliases maps every name and alias of data/gpus.csv, folded as
+	// gpus.Lookup folds them (lower case, no spaces, '_' or '-'), to the
+	// GPU's name, so that a link's ?gpu=rtx4090 selects what ncclsim step
+	// --gpu rtx4090 uses.
+	GPUAliases map[string]string `json:"gpuAliases"`
 	// DefaultColl is the collective the algorithm page opens on (ncclsim
 	// tune's default).
 	DefaultColl string `json:"defaultColl"`
@@ -106,9 +111,13 @@ func Constants() PageConstants {
 		colls = append(colls, Option{Value: strings.ToLower(f.String()), Label: f.String()})
 	}
 	gpuOpts := []Option{{"", "none: give the compute times"}}
+	aliases := map[string]string{}
 	if list, err := gpus.All(); err == nil { // the table is compiled in; TestConstants checks it is read
 		for _, g := range list {
 			gpuOpts = append(gpuOpts, Option{Value: g.Name, Label: g.Name + " (" + strconv.FormatFloat(g.DenseBF16TFLOPS, 'f', -1, 64) + " dense BF16 TFLOP/s, " + strconv.FormatFloat(g.MemoryGB, 'f', -1, 64) + " GB)"})
+			for _, a := range append([]string{g.Name}, g.Aliases...) {
+				aliases[gpus.Fold(a)] = g.Name
+			}
 		}
 	}
 	return PageConstants{
@@ -127,6 +136,7 @@ func Constants() PageConstants {
 		Timings:     []Option{{"calibrated", "calibrated (what runs measure)"}, {"model", "NCCL’s model"}},
 		Modes:       []Option{{"ddp", "DDP (DistributedDataParallel)"}, {"fsdp", "FSDP2 (fully_shard)"}},
 		GPUs:        gpuOpts,
+		GPUAliases:  aliases,
 		Optimizers: []Option{{string(workload.AdamW), "AdamW (two states)"}, {string(workload.Adam), "Adam (two states)"},
 			{string(workload.SGDMomentum), "SGD with momentum (one state)"}, {string(workload.SGD), "SGD (no state)"}},
 		Estimate: EstimateDefaults{Coll: DefaultEstimatorColl, Bytes: DefaultEstimatorBytes, Dtype: "float32", Fabric: "auto"},

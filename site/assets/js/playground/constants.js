@@ -17,6 +17,9 @@ export const TIMINGS = pairs(C.timings);
 export const MODES = pairs(C.modes);
 export const OPTIMIZERS = pairs(C.optimizers);
 export const GPUS = pairs(C.gpus);
+// gpuName returns the GPU a name or alias stands for (as ncclsim step --gpu
+// reads it), or the text unchanged when it names none.
+export const gpuName = (s) => C.gpuAliases[String(s).trim().toLowerCase().replace(/[ _-]/g, '')] || s;
 export const DEFAULT_COLL = C.defaultColl;
 export const ESTIMATOR_PRESET = C.estimatorPreset;
 export const ESTIMATE = C.estimate;

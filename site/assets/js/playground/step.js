@@ -6,7 +6,7 @@
 import { h, fill, field, select, section, setHTML, scroller, setError, commandBar, kv } from './ui.js';
 import { systemPicker } from './system.js';
 import { envEditor } from './env.js';
-import { FABRICS, STEP_DTYPES, SAME_DTYPES, MODES, TIMINGS, STEP, ESTIMATE, OPTIMIZERS, GPUS } from './constants.js';
+import { FABRICS, STEP_DTYPES, SAME_DTYPES, MODES, TIMINGS, STEP, ESTIMATE, OPTIMIZERS, GPUS, gpuName } from './constants.js';
 
 
 export function stepWidget({ engine, presets, state, xml, defaultPreset, update }) {
@@ -55,6 +55,9 @@ export function stepWidget({ engine, presets, state, xml, defaultPreset, update 
   add('shardDtype', 'Sharded parameter type', select(SAME_DTYPES, state.sdtype || ''), 'FSDP', { only: 'fsdp' });
   // Compute from the model: with a GPU chosen, forward and backward come
   // from the model size and the GPU's published throughput.
+  // A link may name the GPU by an alias (?gpu=rtx4090), as ncclsim step
+  // --gpu takes it; the select holds the table's names.
+  if (state.gpu) state.gpu = gpuName(state.gpu);
   add('gpu', 'GPU (derive compute)', select(GPUS, state.gpu || ''), 'from the model size and the GPU’s dense BF16 throughput');
   add('batch', 'Sequences per GPU', num(state.batch || STEP.batch), 'with a GPU', { only: 'gpu' });
   add('seqLen', 'Sequence length', num(state.seq || STEP.seqLen), 'tokens, with a GPU', { only: 'gpu' });
