@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -30,61 +29,12 @@ var viewports = []viewport{
 	{"desktop", 1280, 800, false},
 }
 
-// pageKind is one kind of page the site has, with an example of it.
-type pageKind struct {
-	name, path string
-	// widget pages are filled by the wasm playground: the checks wait for
-	// its first result.
-	widget bool
-}
-
-// pageKinds lists every kind of page of the built site: the home page, the
-// card's overview, subsystem and flow pages, notes, the data pages, the
-// indexes and every playground view. A term page of the triggers taxonomy
-// is taken from the built site (its names come from the card).
-func pageKinds(t *testing.T, b *Built) []pageKind {
+// pageKinds lists every kind of page of the built site (PageKinds).
+func pageKinds(t *testing.T, b *Built) []PageKind {
 	t.Helper()
-	kinds := []pageKind{
-		{"home", "", false},
-		{"card-overview", "distributed-nav/", false},
-		{"subsystem", "distributed-nav/subsystems/processgroupnccl/", false},
-		{"flow", "distributed-nav/flows/nccl-allreduce/", false},
-		{"notes-index", "notes/", false},
-		{"note", "notes/nccl-internals-architecture-deep-dive/", false},
-		{"env", "env/", false},
-		{"corrections", "corrections/", false},
-		{"sources", "sources/", false},
-		{"az", "az/", false},
-		{"triggers", "triggers/", false},
-		{"playground-index", "playground/", false},
-		{"playground-topology", "playground/topology/?preset=h100-sxm-8x", true},
-		{"playground-algorithms", "playground/algorithms/", true},
-		{"playground-estimator", "playground/estimator/", true},
-		{"playground-step", "playground/step/", true},
-		{"playground-doctor", "playground/doctor/", true},
-	}
-	// Hugo writes the site at the root of public/ whatever the base URL's
-	// path; the server adds the sub-path.
-	entries, err := os.ReadDir(filepath.Join(b.Public, "triggers"))
+	kinds, err := PageKinds(b.Public)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var terms []string
-	for _, e := range entries {
-		if e.IsDir() {
-			terms = append(terms, e.Name())
-		}
-	}
-	sort.Strings(terms)
-	if len(terms) == 0 {
-		t.Fatal("the built site has no trigger pages")
-	}
-	kinds = append(kinds, pageKind{"trigger", "triggers/" + terms[0] + "/", false})
-	for _, k := range kinds {
-		p := strings.SplitN(k.path, "?", 2)[0]
-		if _, err := os.Stat(filepath.Join(b.Public, p, "index.html")); err != nil {
-			t.Fatalf("page kind %s: %v", k.name, err)
-		}
 	}
 	return kinds
 }
@@ -159,14 +109,14 @@ func TestLayoutAtTwoSizes(t *testing.T) {
 	}
 	for _, k := range pageKinds(t, subSite) {
 		for _, v := range viewports {
-			t.Run(k.name+"/"+v.name, func(t *testing.T) {
+			t.Run(k.Name+"/"+v.name, func(t *testing.T) {
 				if err := setViewport(ctx, v); err != nil {
 					t.Fatal(err)
 				}
-				if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+subPath+k.path)); err != nil {
+				if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+subPath+k.Path)); err != nil {
 					t.Fatal(err)
 				}
-				if k.widget {
+				if k.Widget {
 					// The live view replaces the static one at its first result.
 					if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`Number(document.documentElement.dataset.pgRenders || 0) >= 1`,
 						chromedp.WithPollingTimeout(150*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
@@ -189,7 +139,7 @@ func TestLayoutAtTwoSizes(t *testing.T) {
 					if f.ScrollWidth > f.ClientWidth {
 						t.Errorf("%s: the document is %d px wide in a %d px window: %s", theme, f.ScrollWidth, f.ClientWidth, strings.Join(f.Wide, ", "))
 					}
-					if k.widget && !v.mobile {
+					if k.Widget && !v.mobile {
 						// Beside the inputs, the results get the width the
 						// site's navigation (behind the menu button) leaves.
 						const wide = `(() => { const r = document.querySelector('.pg-results'); const nav = document.getElementById('site-nav');
@@ -231,7 +181,7 @@ func TestLayoutAtTwoSizes(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if err := os.WriteFile(filepath.Join(screenshotDir(), k.name+"-"+v.name+"-"+theme+".png"), png, 0o644); err != nil {
+					if err := os.WriteFile(filepath.Join(screenshotDir(), k.Name+"-"+v.name+"-"+theme+".png"), png, 0o644); err != nil {
 						t.Fatal(err)
 					}
 				}
