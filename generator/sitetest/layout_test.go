@@ -159,6 +159,9 @@ func TestLayoutAtTwoSizes(t *testing.T) {
 							t.Errorf("%s: the results are %.0f px wide in a %.0f px window (navigation display %q); want 60%% or more with the navigation behind the menu", theme, w.Results, w.Width, w.Nav)
 						}
 					}
+					if k.Widget && v.mobile {
+						checkLabelSizes(t, ctx, theme)
+					}
 					if f.H1 == "" || f.H1Top < 0 || f.H1Bottom > f.InnerHeight {
 						t.Errorf("%s: the <h1> %q spans %.0f-%.0f px, not within the first screen (%.0f px)", theme, f.H1, f.H1Top, f.H1Bottom, f.InnerHeight)
 					}
@@ -192,6 +195,55 @@ func TestLayoutAtTwoSizes(t *testing.T) {
 		t.Errorf("console errors:\n%s", strings.Join(e, "\n"))
 	}
 	t.Logf("screenshots in %s", screenshotDir())
+}
+
+// minLabelPx is the smallest on-screen size of a chart's labels on a
+// phone (issue 16: legible without zooming).
+const minLabelPx = 11
+
+// labelSizesJS lists, for every chart and diagram the page displays, its
+// drawn texts' on-screen font sizes: the computed size in SVG units times
+// the drawing's scale (rendered width over viewBox width). Hidden texts
+// (the hover labels of links) are skipped. Diagrams (the topology) report
+// their node names only: their secondary lines are smaller by design.
+const labelSizesJS = `(() => {
+	const out = [];
+	for (const svg of document.querySelectorAll('svg.pg-chart, svg.pg-topo')) {
+		if (!svg.getClientRects().length) continue;
+		const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+		const texts = svg.classList.contains('pg-topo') ? svg.querySelectorAll('text.pg-n1, text.pg-n1r') : svg.querySelectorAll('text');
+		for (const t of texts) {
+			if (!t.getClientRects().length || !t.textContent.trim()) continue;
+			out.push({px: parseFloat(getComputedStyle(t).fontSize) * scale, what: (svg.classList.contains('pg-narrow') ? 'narrow ' : '') + (t.getAttribute('class') || 'text') + ' "' + t.textContent.slice(0, 24) + '"'});
+		}
+	}
+	return out;
+})()`
+
+// checkLabelSizes fails when a displayed chart's label is smaller than
+// minLabelPx on screen.
+func checkLabelSizes(t *testing.T, ctx context.Context, theme string) {
+	t.Helper()
+	type label struct {
+		Px   float64
+		What string
+	}
+	ls, err := chromedp.Run(ctx, chromedp.Evaluate[[]label](labelSizesJS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, least := 0, 1e9
+	for _, l := range ls {
+		least = min(least, l.Px)
+		if l.Px < minLabelPx-0.05 {
+			if small++; small <= 5 {
+				t.Errorf("%s: label %s is %.1f px on screen, under %d px", theme, l.What, l.Px, minLabelPx)
+			}
+		}
+	}
+	if len(ls) > 0 {
+		t.Logf("%s: %d chart labels, the smallest %.1f px on screen", theme, len(ls), least)
+	}
 }
 
 // A search result for a variable opens /env/#NAME: at both sizes the row is
