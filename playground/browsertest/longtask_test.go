@@ -79,9 +79,11 @@ type hostileInput struct {
 	page, name string
 	// open is the path under the site; for link inputs it is the input.
 	open string
-	// act gives the input once the page has shown its first result; nil
-	// when opening the link is the input.
-	act func(b *browser, dir string)
+	// prep readies what the input needs in the page (a large string, a
+	// file object) before the measurement starts; act gives the input once
+	// the page has shown its first result; act is nil when opening the
+	// link is the input.
+	prep, act func(b *browser, dir string)
 	// waitMs bounds the wait for the page's answer to the input.
 	waitMs int
 	// check asserts the structural bounds once the page has answered.
@@ -191,13 +193,13 @@ func pasteJS(selector, text string) string {
 })()`
 }
 
-// dropJS drops the page-side text as a file named name onto the element
-// at selector.
-func dropJS(selector, text, name string) string {
+// dropJS drops the file the page holds in window.__bigFile onto the
+// element at selector.
+func dropJS(selector string) string {
 	return `(() => {
 	const a = document.querySelector(` + jsString(selector) + `);
 	const dt = new DataTransfer();
-	dt.items.add(new File([` + text + `], ` + jsString(name) + `, {type: 'text/plain'}));
+	dt.items.add(window.__bigFile);
 	a.dispatchEvent(new DragEvent('dragover', {dataTransfer: dt, bubbles: true, cancelable: true}));
 	a.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
 	return true;
@@ -262,7 +264,8 @@ func hostileInputs(tb testing.TB, dir string, gpus int) []hostileInput {
 	const pageLog = `window.__bigLog`
 	setLog := func(b *browser) {
 		b.t.Helper()
-		eval[bool](b, `(() => { window.__bigLog = `+jsString(string(logText))+`.repeat(`+itoa(len(bigLog)/len(logText))+`); return true; })()`)
+		eval[bool](b, `(() => { window.__bigLog = `+jsString(string(logText))+`.repeat(`+itoa(len(bigLog)/len(logText))+`);
+			window.__bigFile = new File([window.__bigLog], 'rank0.log', {type: 'text/plain'}); return true; })()`)
 	}
 	in = append(in,
 		hostileInput{page: "topology", name: fmt.Sprintf("%d-GPU host, file", wide.N()), open: "playground/topology/", waitMs: 400_000,
@@ -278,16 +281,12 @@ func hostileInputs(tb testing.TB, dir string, gpus int) []hostileInput {
 		hostileInput{page: "step", name: "the issue's million-bucket link", open: stepLink,
 			check: boundsCheck("over the limit", "", "")},
 		hostileInput{page: "doctor", name: "8 MiB log, pasted", open: "playground/doctor/", waitMs: 300_000,
-			act: func(b *browser, _ string) {
-				setLog(b)
-				eval[bool](b, pasteJS("[name=log]", pageLog))
-			},
+			prep:  func(b *browser, _ string) { setLog(b) },
+			act:   func(b *browser, _ string) { eval[bool](b, pasteJS("[name=log]", pageLog)) },
 			check: boundsCheck("", "MB loaded", "")},
 		hostileInput{page: "doctor", name: "8 MiB log, dropped file", open: "playground/doctor/", waitMs: 300_000,
-			act: func(b *browser, _ string) {
-				setLog(b)
-				eval[bool](b, dropJS("[name=log]", pageLog, "rank0.log"))
-			},
+			prep:  func(b *browser, _ string) { setLog(b) },
+			act:   func(b *browser, _ string) { eval[bool](b, dropJS("[name=log]")) },
 			check: boundsCheck("", "rank0.log", "")},
 		hostileInput{page: "doctor", name: "8 MiB log, file", open: "playground/doctor/", waitMs: 300_000,
 			act:   func(b *browser, _ string) { upload(b, "[name=logfile]", bigLogFile) },
@@ -296,10 +295,16 @@ func hostileInputs(tb testing.TB, dir string, gpus int) []hostileInput {
 			act:   func(b *browser, _ string) { upload(b, "[name=logfile]", binFile) },
 			check: boundsCheck("binary file", "", "")},
 		hostileInput{page: "doctor", name: "5,000 unknown env names", open: "playground/doctor/", waitMs: 300_000,
-			act:   func(b *browser, _ string) { eval[bool](b, pasteJS("[name=envdump]", jsString(env5k))) },
+			prep: func(b *browser, _ string) {
+				eval[bool](b, `(() => { window.__env = `+jsString(env5k)+`; return true; })()`)
+			},
+			act:   func(b *browser, _ string) { eval[bool](b, pasteJS("[name=envdump]", `window.__env`)) },
 			check: boundsCheck("", "", "more of the same kind")},
 		hostileInput{page: "doctor", name: "40,000 unknown env names", open: "playground/doctor/", waitMs: 300_000,
-			act:   func(b *browser, _ string) { eval[bool](b, pasteJS("[name=envdump]", jsString(env40k))) },
+			prep: func(b *browser, _ string) {
+				eval[bool](b, `(() => { window.__env = `+jsString(env40k)+`; return true; })()`)
+			},
+			act:   func(b *browser, _ string) { eval[bool](b, pasteJS("[name=envdump]", `window.__env`)) },
 			check: boundsCheck("", "pasted environment", "more of the same kind")},
 	)
 	return in
@@ -334,6 +339,9 @@ func (in hostileInput) run(b *browser, dir string) longTask {
 		b.waitRendersFor(1, 120*time.Second)
 	}
 	since := 0.0
+	if in.prep != nil {
+		in.prep(b, dir)
+	}
 	if in.act != nil {
 		n := b.renders()
 		since = eval[float64](b, `performance.now()`)
