@@ -96,7 +96,7 @@ type pageFacts struct {
 	AreaMax  int    `json:"areaMax"` // longest textarea value, UTF-16 units
 	Errors   string `json:"errors"`  // every error line of the page
 	Loaded   string `json:"loaded"`  // the status lines of held text
-	Text     string `json:"text"`    // the results' text, first 4,000 characters
+	Text     string `json:"text"`    // the results' text, first 40,000 characters
 }
 
 const factsJS = `(() => {
@@ -106,7 +106,7 @@ const factsJS = `(() => {
     areaMax: areas.reduce((m, a) => Math.max(m, a.value.length), 0),
     errors: Array.from(document.querySelectorAll('.pg-error')).map((e) => e.textContent).filter(Boolean).join(' | '),
     loaded: Array.from(document.querySelectorAll('.pg-loaded:not([hidden]) [role=status]')).map((e) => e.textContent).join(' | '),
-    text: res ? res.textContent.slice(0, 4000) : ''};
+    text: res ? res.textContent.slice(0, 40000) : ''};
 })()`
 
 func facts(b *browser) pageFacts { return eval[pageFacts](b, factsJS) }
