@@ -142,8 +142,28 @@ export function bigText(area, { onChange, what = 'text', onFile, maxBytes = Infi
     set(text, `pasted ${what}`);
     onChange(true);
   });
-  area.addEventListener('input', () => onChange(false));
-  area.addEventListener('change', () => onChange(true));
+  // Text that reached the box another way (dropped text, autofill, a
+  // script) goes to memory as a paste does once it is too large; new text
+  // in the box replaces held text.
+  area.addEventListener('input', () => {
+    if (area.value.length > SHOW_BYTES / 4 && utf8Bytes(area.value) > SHOW_BYTES) {
+      set(area.value, `pasted ${what}`);
+      onChange(true);
+      return;
+    }
+    if (held && area.value !== '') {
+      held = null;
+      show();
+    }
+    onChange(false);
+  });
+  area.addEventListener('change', () => {
+    if (held && area.value !== '') {
+      held = null;
+      show();
+    }
+    onChange(true);
+  });
 
   return {
     bar,
