@@ -14,7 +14,7 @@ func TestStaticHTML(t *testing.T) {
 		want   []string
 	}{
 		{"topology", []string{`<svg`, `class="pg-matrix"`, "ncclsim topo --preset rtx4090-8x --json", "RING"}},
-		{"algorithms", []string{`class="pg-chart"`, `pg-selection`, "threadThresholds", "ncclsim tune --preset rtx4090-8x --json"}},
+		{"algorithms", []string{`class="pg-chart pg-wide"`, `class="pg-chart pg-narrow"`, `pg-selection`, "threadThresholds", "ncclsim tune --preset rtx4090-8x --json"}},
 		{"estimator", []string{"busbw", `pg-marker`, service.EstimatorDefaultPreset, "ncclsim estimate --preset " + service.EstimatorDefaultPreset}},
 		{"step", []string{`pg-timeline`, "ncclsim step --preset rtx4090-8x --model ddp --params 1.5B"}},
 	} {

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -30,61 +29,12 @@ var viewports = []viewport{
 	{"desktop", 1280, 800, false},
 }
 
-// pageKind is one kind of page the site has, with an example of it.
-type pageKind struct {
-	name, path string
-	// widget pages are filled by the wasm playground: the checks wait for
-	// its first result.
-	widget bool
-}
-
-// pageKinds lists every kind of page of the built site: the home page, the
-// card's overview, subsystem and flow pages, notes, the data pages, the
-// indexes and every playground view. A term page of the triggers taxonomy
-// is taken from the built site (its names come from the card).
-func pageKinds(t *testing.T, b *Built) []pageKind {
+// pageKinds lists every kind of page of the built site (PageKinds).
+func pageKinds(t *testing.T, b *Built) []PageKind {
 	t.Helper()
-	kinds := []pageKind{
-		{"home", "", false},
-		{"card-overview", "distributed-nav/", false},
-		{"subsystem", "distributed-nav/subsystems/processgroupnccl/", false},
-		{"flow", "distributed-nav/flows/nccl-allreduce/", false},
-		{"notes-index", "notes/", false},
-		{"note", "notes/nccl-internals-architecture-deep-dive/", false},
-		{"env", "env/", false},
-		{"corrections", "corrections/", false},
-		{"sources", "sources/", false},
-		{"az", "az/", false},
-		{"triggers", "triggers/", false},
-		{"playground-index", "playground/", false},
-		{"playground-topology", "playground/topology/?preset=h100-sxm-8x", true},
-		{"playground-algorithms", "playground/algorithms/", true},
-		{"playground-estimator", "playground/estimator/", true},
-		{"playground-step", "playground/step/", true},
-		{"playground-doctor", "playground/doctor/", true},
-	}
-	// Hugo writes the site at the root of public/ whatever the base URL's
-	// path; the server adds the sub-path.
-	entries, err := os.ReadDir(filepath.Join(b.Public, "triggers"))
+	kinds, err := PageKinds(b.Public)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var terms []string
-	for _, e := range entries {
-		if e.IsDir() {
-			terms = append(terms, e.Name())
-		}
-	}
-	sort.Strings(terms)
-	if len(terms) == 0 {
-		t.Fatal("the built site has no trigger pages")
-	}
-	kinds = append(kinds, pageKind{"trigger", "triggers/" + terms[0] + "/", false})
-	for _, k := range kinds {
-		p := strings.SplitN(k.path, "?", 2)[0]
-		if _, err := os.Stat(filepath.Join(b.Public, p, "index.html")); err != nil {
-			t.Fatalf("page kind %s: %v", k.name, err)
-		}
 	}
 	return kinds
 }
@@ -159,14 +109,14 @@ func TestLayoutAtTwoSizes(t *testing.T) {
 	}
 	for _, k := range pageKinds(t, subSite) {
 		for _, v := range viewports {
-			t.Run(k.name+"/"+v.name, func(t *testing.T) {
+			t.Run(k.Name+"/"+v.name, func(t *testing.T) {
 				if err := setViewport(ctx, v); err != nil {
 					t.Fatal(err)
 				}
-				if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+subPath+k.path)); err != nil {
+				if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+subPath+k.Path)); err != nil {
 					t.Fatal(err)
 				}
-				if k.widget {
+				if k.Widget {
 					// The live view replaces the static one at its first result.
 					if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`Number(document.documentElement.dataset.pgRenders || 0) >= 1`,
 						chromedp.WithPollingTimeout(150*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
@@ -189,7 +139,7 @@ func TestLayoutAtTwoSizes(t *testing.T) {
 					if f.ScrollWidth > f.ClientWidth {
 						t.Errorf("%s: the document is %d px wide in a %d px window: %s", theme, f.ScrollWidth, f.ClientWidth, strings.Join(f.Wide, ", "))
 					}
-					if k.widget && !v.mobile {
+					if k.Widget && !v.mobile {
 						// Beside the inputs, the results get the width the
 						// site's navigation (behind the menu button) leaves.
 						const wide = `(() => { const r = document.querySelector('.pg-results'); const nav = document.getElementById('site-nav');
@@ -208,6 +158,9 @@ func TestLayoutAtTwoSizes(t *testing.T) {
 						if w.Nav != "none" || w.Results < 0.6*w.Width {
 							t.Errorf("%s: the results are %.0f px wide in a %.0f px window (navigation display %q); want 60%% or more with the navigation behind the menu", theme, w.Results, w.Width, w.Nav)
 						}
+					}
+					if k.Widget && v.mobile {
+						checkLabelSizes(t, ctx, theme)
 					}
 					if f.H1 == "" || f.H1Top < 0 || f.H1Bottom > f.InnerHeight {
 						t.Errorf("%s: the <h1> %q spans %.0f-%.0f px, not within the first screen (%.0f px)", theme, f.H1, f.H1Top, f.H1Bottom, f.InnerHeight)
@@ -231,7 +184,7 @@ func TestLayoutAtTwoSizes(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if err := os.WriteFile(filepath.Join(screenshotDir(), k.name+"-"+v.name+"-"+theme+".png"), png, 0o644); err != nil {
+					if err := os.WriteFile(filepath.Join(screenshotDir(), k.Name+"-"+v.name+"-"+theme+".png"), png, 0o644); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -242,6 +195,55 @@ func TestLayoutAtTwoSizes(t *testing.T) {
 		t.Errorf("console errors:\n%s", strings.Join(e, "\n"))
 	}
 	t.Logf("screenshots in %s", screenshotDir())
+}
+
+// minLabelPx is the smallest on-screen size of a chart's labels on a
+// phone (issue 16: legible without zooming).
+const minLabelPx = 11
+
+// labelSizesJS lists, for every chart and diagram the page displays, its
+// drawn texts' on-screen font sizes: the computed size in SVG units times
+// the drawing's scale (rendered width over viewBox width). Hidden texts
+// (the hover labels of links) are skipped. Diagrams (the topology) report
+// their node names only: their secondary lines are smaller by design.
+const labelSizesJS = `(() => {
+	const out = [];
+	for (const svg of document.querySelectorAll('svg.pg-chart, svg.pg-topo')) {
+		if (!svg.getClientRects().length) continue;
+		const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+		const texts = svg.classList.contains('pg-topo') ? svg.querySelectorAll('text.pg-n1, text.pg-n1r') : svg.querySelectorAll('text');
+		for (const t of texts) {
+			if (!t.getClientRects().length || !t.textContent.trim()) continue;
+			out.push({px: parseFloat(getComputedStyle(t).fontSize) * scale, what: (svg.classList.contains('pg-narrow') ? 'narrow ' : '') + (t.getAttribute('class') || 'text') + ' "' + t.textContent.slice(0, 24) + '"'});
+		}
+	}
+	return out;
+})()`
+
+// checkLabelSizes fails when a displayed chart's label is smaller than
+// minLabelPx on screen.
+func checkLabelSizes(t *testing.T, ctx context.Context, theme string) {
+	t.Helper()
+	type label struct {
+		Px   float64
+		What string
+	}
+	ls, err := chromedp.Run(ctx, chromedp.Evaluate[[]label](labelSizesJS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, least := 0, 1e9
+	for _, l := range ls {
+		least = min(least, l.Px)
+		if l.Px < minLabelPx-0.05 {
+			if small++; small <= 5 {
+				t.Errorf("%s: label %s is %.1f px on screen, under %d px", theme, l.What, l.Px, minLabelPx)
+			}
+		}
+	}
+	if len(ls) > 0 {
+		t.Logf("%s: %d chart labels, the smallest %.1f px on screen", theme, len(ls), least)
+	}
 }
 
 // A search result for a variable opens /env/#NAME: at both sizes the row is

@@ -74,7 +74,7 @@ func TestEstimatorPaste(t *testing.T) {
 			positive++
 		}
 	}
-	if n := eval[int](b, `document.querySelectorAll('#pg-busbw g.pg-yours circle.pg-marker').length`); n != positive+1 {
+	if n := eval[int](b, `document.querySelectorAll('#pg-busbw svg.pg-wide g.pg-yours circle.pg-marker').length`); n != positive+1 {
 		t.Errorf("%d markers of your run drawn (with the legend's), want %d + 1", n, positive)
 	}
 	if !strings.Contains(eval[string](b, `document.querySelector('#pg-busbw').textContent`), "your run") {

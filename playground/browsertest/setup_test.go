@@ -51,6 +51,8 @@ func TestMain(m *testing.M) {
 		if d := os.Getenv("PG_BENCH_PUBLIC"); d != "" {
 			// BenchmarkPageLoad on another build of the site: nothing to build.
 			site = &sitetest.Built{Public: d}
+			server = sitetest.Serve(site.Public, subPath, sitetest.AxeHandler(repoRoot))
+			defer server.Close()
 			return m.Run()
 		}
 		site, setupErr = sitetest.Build(ctx, repoRoot, filepath.Join(work, "site"), "https://example.github.io"+subPath)
@@ -64,7 +66,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func need(t *testing.T) {
+func need(t testing.TB) {
 	t.Helper()
 	if setupErr != nil {
 		t.Fatalf("setup failed: %v", setupErr)
@@ -73,21 +75,27 @@ func need(t *testing.T) {
 
 // browser starts Chromium for one test and collects console errors.
 type browser struct {
-	t       *testing.T
+	t       testing.TB
 	ctx     context.Context
 	cancel  context.CancelFunc
 	mu      sync.Mutex
 	console []string
 }
 
-func newBrowser(t *testing.T) *browser {
+func newBrowser(t testing.TB) *browser {
+	t.Helper()
+	return newBrowserFor(t, 4*time.Minute)
+}
+
+// newBrowserFor is newBrowser with a deadline of d for the whole test.
+func newBrowserFor(t testing.TB, d time.Duration) *browser {
 	t.Helper()
 	need(t)
 	ctx, cancel, err := sitetest.NewBrowser(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel2 := context.WithTimeout(ctx, 4*time.Minute)
+	ctx, cancel2 := context.WithTimeout(ctx, d)
 	b := &browser{t: t, ctx: ctx, cancel: func() { cancel2(); cancel() }}
 	t.Cleanup(b.cancel)
 	// Start the tab, then listen to its console.
@@ -144,8 +152,14 @@ func (b *browser) renders() int {
 
 func (b *browser) waitRenders(n int) {
 	b.t.Helper()
+	b.waitRendersFor(n, 60*time.Second)
+}
+
+// waitRendersFor waits up to d for the page's n-th finished update.
+func (b *browser) waitRendersFor(n int, d time.Duration) {
+	b.t.Helper()
 	_, err := chromedp.Run(b.ctx, chromedp.Poll[bool]("(window.__pg && window.__pg.renders >= "+itoa(n)+") === true",
-		chromedp.WithPollingTimeout(60*time.Second), chromedp.WithPollingInterval(10*time.Millisecond)))
+		chromedp.WithPollingTimeout(d), chromedp.WithPollingInterval(10*time.Millisecond)))
 	if err != nil {
 		state, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('main') ? document.querySelector('main').innerText.slice(0, 600) : ''`))
 		b.mu.Lock()

@@ -128,10 +128,35 @@ func (c *chartArea) py(y float64) float64 {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
+// Narrow layouts. A figure is drawn twice, at its full width and at
+// NarrowWidth, and the stylesheet shows the one that fits its column (a
+// container query on .pg-figure): fitted into a phone's ~360 px column, a
+// 720-unit chart would shrink its 12.5-unit tick labels to about 6 px,
+// while the narrow drawing keeps them at their size. Only one of the two is
+// displayed (the other is display: none: neither laid out, painted nor
+// exposed to assistive technology).
+const (
+	// NarrowWidth is the width, in SVG units, of the narrow drawings.
+	NarrowWidth = 340.0
+	// narrowXTicks bounds the size axis' labels on a narrow chart.
+	narrowXTicks = 4
+)
+
+// chartLayout is the geometry of one drawing of a chart.
+type chartLayout struct {
+	w, h      float64
+	x0        float64 // left edge of the plot: room for the Y tick labels
+	legendX0  float64
+	legendCol float64
+	xTicks    int // most labels on the X axis
+	narrow    bool
+}
+
 // TimeChart draws series against a logarithmic size axis: the predicted
 // time (or bandwidth) of each algorithm and protocol, the winner band along
 // the axis and the crossover sizes. Points that are not finite or not
-// positive (on log axes) are skipped.
+// positive (on log axes) are skipped. It returns two SVG drawings, the
+// full-width one (class pg-wide) and a narrow one for phones (pg-narrow).
 func TimeChart(series []Series, opts ChartOptions) string {
 	w, h := opts.Width, opts.Height
 	if w <= 0 {
@@ -140,20 +165,39 @@ func TimeChart(series []Series, opts ChartOptions) string {
 	if h <= 0 {
 		h = 400
 	}
+	wide := chartLayout{w: w, h: h, x0: 88, legendX0: legendX0, legendCol: legendColW, xTicks: 10}
+	narrow := chartLayout{w: NarrowWidth, h: 330, x0: 58, legendX0: 12, legendCol: NarrowWidth - 24, xTicks: narrowXTicks, narrow: true}
+	return timeChart(series, opts, wide) + timeChart(series, opts, narrow)
+}
+
+// timeChart draws one layout of a chart.
+func timeChart(series []Series, opts ChartOptions, l chartLayout) string {
+	w, h := l.w, l.h
 	// The legend sits under the plot in columns, so that the plot keeps
-	// the figure's width and the text stays large once the figure is
-	// shrunk to a narrow column.
+	// the figure's width.
 	named := 0
 	for _, s := range series {
 		if s.Name != "" {
 			named++
 		}
 	}
-	legendCols := max(1, int((w-legendX0)/legendColW))
+	legendCols := max(1, int((w-l.legendX0)/l.legendCol))
 	legendRows := (named + legendCols - 1) / legendCols
-	c := &chartArea{x0: 88, x1: w - 20, y0: 40, y1: h - 64, ylog: opts.YLog, xu: opts.XUnit, yu: opts.YUnit}
+	c := &chartArea{x0: l.x0, x1: w - 20, y0: 40, y1: h - 64, ylog: opts.YLog, xu: opts.XUnit, yu: opts.YUnit}
+	if l.narrow {
+		// The Y axis' name goes above the plot, level, where the tick
+		// labels leave no room for it turned beside them.
+		c.y0 = 52
+	}
 	if len(opts.Winners) > 0 {
 		c.y1 -= 26
+	}
+	// On a narrow chart the Y unit moves from every tick into the axis
+	// label where the tick labels would not fit ("busbw (GB/s)").
+	yLabel, yTick := opts.YLabel, opts.YUnit.format
+	if l.narrow && opts.YUnit == UnitGBps {
+		yLabel += " (GB/s)"
+		yTick = sig3
 	}
 	xs, ys := []float64{}, []float64{}
 	okY := func(v float64) bool { return finite(v) && (!opts.YLog || v > 0) }
@@ -178,7 +222,11 @@ func TimeChart(series []Series, opts ChartOptions) string {
 		}
 	}
 	var b builder
-	b.openSVG("pg-chart", opts.Label, w, h+float64(legendRows)*legendRowH)
+	class := "pg-chart pg-wide"
+	if l.narrow {
+		class = "pg-chart pg-narrow"
+	}
+	b.openSVG(class, opts.Label, w, h+float64(legendRows)*legendRowH)
 	if len(xs) == 0 || len(ys) == 0 {
 		b.text(w/2, h/2, "pg-axis-label", "middle", "no data")
 		b.s("</svg>")
@@ -204,7 +252,7 @@ func TimeChart(series []Series, opts ChartOptions) string {
 
 	// Grid and axes.
 	b.s(`<g class="pg-grid" aria-hidden="true">`)
-	for _, t := range xTicks(xs[0], xs[len(xs)-1]) {
+	for _, t := range xTicks(xs[0], xs[len(xs)-1], l.xTicks) {
 		x := c.px(t)
 		b.s(`<line`)
 		b.fattr("x1", x)
@@ -222,7 +270,7 @@ func TimeChart(series []Series, opts ChartOptions) string {
 		b.fattr("y1", y)
 		b.fattr("y2", y)
 		b.s(`/>`)
-		b.text(c.x0-6, y+4, "pg-tick", "end", opts.YUnit.format(t))
+		b.text(c.x0-6, y+4, "pg-tick", "end", yTick(t))
 	}
 	b.s(`</g><rect class="pg-frame"`)
 	b.fattr("x", c.x0)
@@ -231,7 +279,11 @@ func TimeChart(series []Series, opts ChartOptions) string {
 	b.fattr("height", c.y1-c.y0)
 	b.s(`/>`)
 	b.text((c.x0+c.x1)/2, h-12, "pg-axis-label", "middle", opts.XLabel)
-	b.s(`<text class="pg-axis-label" text-anchor="middle" transform="translate(16 `, num((c.y0+c.y1)/2), `) rotate(-90)">`, Escape(opts.YLabel), `</text>`)
+	if l.narrow {
+		b.text(4, 16, "pg-axis-label", "", yLabel)
+	} else {
+		b.s(`<text class="pg-axis-label" text-anchor="middle" transform="translate(16 `, num((c.y0+c.y1)/2), `) rotate(-90)">`, Escape(yLabel), `</text>`)
+	}
 
 	// Marks (crossovers).
 	if len(opts.Marks) > 0 {
@@ -303,7 +355,7 @@ func TimeChart(series []Series, opts ChartOptions) string {
 		if s.Name == "" {
 			continue
 		}
-		lx := legendX0 + float64(k%legendCols)*legendColW
+		lx := l.legendX0 + float64(k%legendCols)*l.legendCol
 		y := h + 12 + float64(k/legendCols)*legendRowH
 		k++
 		b.s(`<g class="`, Escape(s.Class), `">`)
@@ -460,15 +512,18 @@ func niceStep(raw float64) float64 {
 }
 
 // xTicks returns powers of two between lo and hi, spaced so that at most
-// ten are drawn.
-func xTicks(lo, hi float64) []float64 {
+// most are drawn (ten when most is 0 or more).
+func xTicks(lo, hi float64, most int) []float64 {
+	if most <= 0 || most > 10 {
+		most = 10
+	}
 	if !(lo > 0) || !(hi >= lo) {
 		return nil
 	}
 	e0 := int(math.Ceil(math.Log2(lo) - 1e-9))
 	e1 := int(math.Floor(math.Log2(hi) + 1e-9))
 	step := 1
-	for (e1-e0)/step > 9 {
+	for (e1-e0)/step > most-1 {
 		step++
 	}
 	// Prefer steps that keep ticks on round binary units (1, 1 Ki, 1 Mi).

@@ -192,8 +192,158 @@ func TestTimeline(t *testing.T) {
 		{Lane: stepsim.LaneCompute, Kind: stepsim.KindOptimizer, Label: "opt", StartMs: 8, EndMs: 10},
 		{Lane: stepsim.LaneComm, Kind: stepsim.KindAllReduce, Label: "<b0>", StartMs: 4, EndMs: 9, Bytes: 1 << 20, Algo: "Ring", Proto: "Simple", ExposedMs: 2},
 	}}
-	svg := Timeline(tl, TimelineOptions{Label: "t", SingleGPUMs: 8, NGPUs: 8})
-	wellFormed(t, svg)
+	both := Timeline(tl, TimelineOptions{Label: "t", SingleGPUMs: 8, NGPUs: 8})
+	wellFormed(t, both)
+	drawings := svgs(both)
+	if len(drawings) != 2 || !strings.Contains(drawings[0], "pg-wide") || !strings.Contains(drawings[1], "pg-narrow") {
+		t.Fatalf("want a wide and a narrow drawing, got %d", len(drawings))
+	}
+	for _, svg := range drawings {
+		checkTimeline(t, svg)
+	}
+	// The allreduce runs 4-9 ms, compute covers 4-6 and 8-9: uncovered 6-8.
+	if got := uncovered(tl.Spans[2], tl.Spans[:2]); len(got) != 1 || got[0] != [2]float64{6, 8} {
+		t.Errorf("uncovered = %v", got)
+	}
+}
+
+// svgText is one text element of a drawing.
+type svgText struct {
+	x, y   float64
+	anchor string
+	class  string
+	text   string
+}
+
+// drawingTexts returns a drawing's viewBox width and its unrotated texts.
+func drawingTexts(t *testing.T, svg string) (float64, []svgText) {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(svg))
+	var w float64
+	var out []svgText
+	var cur *svgText
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return w, out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch e := tok.(type) {
+		case xml.StartElement:
+			attr := map[string]string{}
+			for _, a := range e.Attr {
+				attr[a.Name.Local] = a.Value
+			}
+			if e.Name.Local == "svg" {
+				fmt.Sscanf(attr["viewBox"], "0 0 %g", &w)
+			}
+			if e.Name.Local == "text" && attr["transform"] == "" {
+				cur = &svgText{anchor: attr["text-anchor"], class: attr["class"]}
+				fmt.Sscanf(attr["x"], "%g", &cur.x)
+				fmt.Sscanf(attr["y"], "%g", &cur.y)
+			}
+		case xml.CharData:
+			if cur != nil {
+				cur.text += string(e)
+			}
+		case xml.EndElement:
+			if e.Name.Local == "text" && cur != nil {
+				out = append(out, *cur)
+				cur = nil
+			}
+		}
+	}
+}
+
+// fontSize is the stylesheet's size (SVG units) of a text class
+// (site/assets/css/playground.css); unclassed text in bars is 10.
+func fontSize(class string) float64 {
+	for _, c := range []struct {
+		class string
+		size  float64
+	}{{"pg-tick", 12.5}, {"pg-axis-label", 13.5}, {"pg-legend-text", 13.5}, {"pg-mark-label", 11.5}, {"pg-win-label", 11.5}, {"pg-lane-label", 12}} {
+		if strings.Contains(class, c.class) {
+			return c.size
+		}
+	}
+	return 10
+}
+
+// The narrow drawings (for a phone's ~360 px column) keep every label
+// inside the drawing and the size axis' labels apart, estimating a
+// label's width at 0.62 of its font size per character (system-ui digits
+// and lower case are narrower; bold lane labels about that wide).
+func TestNarrowDrawingsFit(t *testing.T) {
+	var bw, model Series
+	bw = Series{Name: "calibrated", Class: "pg-s1"}
+	model = Series{Name: "NCCL model", Class: "pg-s2"}
+	for e := 3; e <= 33; e++ {
+		x := float64(uint64(1) << e)
+		bw.Points = append(bw.Points, Point{X: x, Y: 0.0001 * float64(e*e)})
+		model.Points = append(model.Points, Point{X: x, Y: 0.0002 * float64(e*e)})
+	}
+	chart := TimeChart([]Series{bw, model}, ChartOptions{Label: "c", XLabel: "message size", YLabel: "busbw", XUnit: UnitBytes, YUnit: UnitGBps, YLog: true,
+		Marks: []Mark{{X: 1 << 16, Label: "x"}}})
+	tl := stepsim.Timeline{StepMs: 3200}
+	for i := 0; i < 12; i++ {
+		tl.Spans = append(tl.Spans, stepsim.Span{Lane: stepsim.LaneComm, Kind: stepsim.KindAllReduce, Label: "bucket " + Itoa(i), StartMs: float64(200 + 250*i), EndMs: float64(400 + 250*i), ExposedMs: 10})
+		tl.Spans = append(tl.Spans, stepsim.Span{Lane: stepsim.LaneCompute, Kind: stepsim.KindBackward, Label: "backward", StartMs: float64(250 * i), EndMs: float64(250*i + 240)})
+	}
+	timeline := Timeline(tl, TimelineOptions{Label: "t", SingleGPUMs: 2900, NGPUs: 8})
+	for name, fig := range map[string]string{"chart": chart, "timeline": timeline} {
+		d := svgs(fig)
+		if len(d) != 2 || !strings.Contains(d[1], `class="pg-chart`) || !strings.Contains(d[1], "pg-narrow") {
+			t.Fatalf("%s: no narrow drawing", name)
+		}
+		w, texts := drawingTexts(t, d[1])
+		if w != NarrowWidth {
+			t.Errorf("%s: narrow drawing %g units wide, want %g", name, w, NarrowWidth)
+		}
+		var xTicks []svgText
+		for _, tx := range texts {
+			half := 0.62 * fontSize(tx.class) * float64(len([]rune(tx.text)))
+			lo, hi := tx.x-half/2, tx.x+half/2
+			switch tx.anchor {
+			case "end":
+				lo, hi = tx.x-half, tx.x
+			case "":
+				lo, hi = tx.x, tx.x+half
+			}
+			if lo < 0 || hi > w {
+				t.Errorf("%s: label %q spans %.0f-%.0f, outside the %g-unit drawing", name, tx.text, lo, hi, w)
+			}
+			if strings.Contains(tx.class, "pg-tick") && tx.anchor == "middle" {
+				xTicks = append(xTicks, tx)
+			}
+		}
+		if len(xTicks) < 2 {
+			t.Errorf("%s: %d labels on the horizontal axis", name, len(xTicks))
+		}
+		for i := 1; i < len(xTicks); i++ {
+			a, b := xTicks[i-1], xTicks[i]
+			room := 0.62 * 12.5 * float64(len([]rune(a.text))+len([]rune(b.text))) / 2
+			if b.y == a.y && b.x-a.x < room+6 {
+				t.Errorf("%s: axis labels %q and %q are %.0f units apart, they need %.0f", name, a.text, b.text, b.x-a.x, room+6)
+			}
+		}
+	}
+}
+
+// svgs splits a figure into its SVG drawings.
+func svgs(s string) []string {
+	var out []string
+	for _, part := range strings.SplitAfter(s, "</svg>") {
+		if strings.TrimSpace(part) != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+func checkTimeline(t *testing.T, svg string) {
+	t.Helper()
 	if n := strings.Count(svg, `class="pg-exposed"`); n != 1 {
 		t.Errorf("%d exposed marks, want 1 (6 to 8 ms)", n)
 	}
@@ -212,10 +362,6 @@ func TestTimeline(t *testing.T) {
 	}
 	if strings.Contains(legend, ">forward<") || strings.Contains(legend, ">allgather<") {
 		t.Error("legend lists a kind the timeline does not hold")
-	}
-	// The allreduce runs 4-9 ms, compute covers 4-6 and 8-9: uncovered 6-8.
-	if got := uncovered(tl.Spans[2], tl.Spans[:2]); len(got) != 1 || got[0] != [2]float64{6, 8} {
-		t.Errorf("uncovered = %v", got)
 	}
 }
 

@@ -53,7 +53,9 @@ const MaxSpansPerLane = 300
 // Timeline draws a training step as lanes of spans against time (ms): the
 // compute lane, the communication lane (collectives, with the part the
 // compute lane waits for hatched as exposed) and, when
-// opts.SingleGPUMs is set, the step of one GPU for comparison.
+// opts.SingleGPUMs is set, the step of one GPU for comparison. Like
+// TimeChart it returns a full-width drawing (pg-wide) and a narrow one for
+// phones (pg-narrow), whose lane names sit above the lanes.
 func Timeline(tl stepsim.Timeline, opts TimelineOptions) string {
 	if len(tl.Spans) > 2*MaxSpansPerLane {
 		tl = tl.Summary(MaxSpansPerLane)
@@ -62,8 +64,17 @@ func Timeline(tl stepsim.Timeline, opts TimelineOptions) string {
 	if w <= 0 {
 		w = 880
 	}
+	return timeline(tl, opts, w, false) + timeline(tl, opts, NarrowWidth, true)
+}
+
+// timeline draws one layout of a step timeline.
+func timeline(tl stepsim.Timeline, opts TimelineOptions, w float64, narrow bool) string {
 	laneH, gap, x0, top := 30.0, 14.0, 150.0, 16.0
 	x1 := w - 20
+	if narrow {
+		// The lane names go above their lanes, so the lanes get the width.
+		gap, x0, top, x1 = 30, 22, 32, w-30
+	}
 	lanes := []string{stepsim.LaneCompute, stepsim.LaneComm}
 	names := map[string]string{stepsim.LaneCompute: "compute", stepsim.LaneComm: "communication"}
 	if opts.NGPUs > 0 {
@@ -76,8 +87,16 @@ func Timeline(tl stepsim.Timeline, opts TimelineOptions) string {
 	if single {
 		nl++
 	}
+	legend := legendEntries(tl, single)
+	legendX, legendMax := x0, w-12
+	if narrow {
+		legendX = 12
+	}
 	legendY := top + float64(nl)*(laneH+gap) + 40
-	h := legendY + 22
+	if narrow {
+		legendY -= gap - 14
+	}
+	h := legendY + 22*float64(legendRows(legend, legendX, legendMax))
 	end := math.Max(tl.StepMs, opts.SingleGPUMs)
 	for _, s := range tl.Spans {
 		end = math.Max(end, s.EndMs)
@@ -87,11 +106,19 @@ func Timeline(tl stepsim.Timeline, opts TimelineOptions) string {
 	}
 	px := func(ms float64) float64 { return x0 + ms/end*(x1-x0) }
 	var b builder
-	b.openSVG("pg-chart pg-timeline", opts.Label, w, h)
+	class := "pg-chart pg-timeline pg-wide"
+	ticks := 8.0
+	if narrow {
+		class, ticks = "pg-chart pg-timeline pg-narrow", 4
+	}
+	b.openSVG(class, opts.Label, w, h)
 
 	// Time axis.
-	step := niceStep(end / 8)
+	step := niceStep(end / ticks)
 	axisY := top + float64(nl)*(laneH+gap)
+	if narrow {
+		axisY -= gap - 14
+	}
 	b.s(`<g class="pg-grid" aria-hidden="true">`)
 	for t := 0.0; t <= end+step/1e6; t += step {
 		x := px(t)
@@ -110,7 +137,7 @@ func Timeline(tl stepsim.Timeline, opts TimelineOptions) string {
 	li := 0
 	if single {
 		y := laneY(0)
-		b.text(x0-8, y+laneH/2+4, "pg-lane-label", "end", "1 GPU")
+		laneLabel(&b, narrow, x0, y, laneH, "1 GPU")
 		desc := "one GPU: the same compute with no communication, " + Short(opts.SingleGPUMs, 2) + " ms"
 		b.s(`<g class="pg-bar pg-s3" tabindex="0" role="img"`)
 		b.attr("aria-label", desc)
@@ -122,7 +149,14 @@ func Timeline(tl stepsim.Timeline, opts TimelineOptions) string {
 		b.fattr("width", px(opts.SingleGPUMs)-px(0))
 		b.fattr("height", laneH)
 		b.s(`/>`)
-		b.text(px(0)+4, y+laneH/2+4, "", "", "step "+Short(opts.SingleGPUMs, 2)+" ms")
+		// The step's length, inside the bar when it fits, else after it.
+		label := "step " + Short(opts.SingleGPUMs, 2) + " ms"
+		textW := 7*float64(len(label)) + 8
+		if lx := px(0) + 4; px(opts.SingleGPUMs)-px(0) > textW || px(opts.SingleGPUMs)+textW > w {
+			b.text(lx, y+laneH/2+4, "", "", label)
+		} else {
+			b.text(px(opts.SingleGPUMs)+4, y+laneH/2+4, "", "", label)
+		}
 		b.s(`</g>`)
 		li = 1
 	}
@@ -134,7 +168,7 @@ func Timeline(tl stepsim.Timeline, opts TimelineOptions) string {
 	}
 	for k, lane := range lanes {
 		y := laneY(li + k)
-		b.text(x0-8, y+laneH/2+4, "pg-lane-label", "end", names[lane])
+		laneLabel(&b, narrow, x0, y, laneH, names[lane])
 		b.s(`<g class="pg-lane" role="list"`)
 		b.attr("aria-label", names[lane])
 		b.s(`>`)
@@ -182,32 +216,44 @@ func Timeline(tl stepsim.Timeline, opts TimelineOptions) string {
 		}
 		b.s(`</g>`)
 	}
-	timelineLegend(&b, tl, single, x0, legendY)
+	timelineLegend(&b, legend, legendX, legendY, legendMax)
 	b.s(`</svg>`)
 	return b.String()
+}
+
+// laneLabel names a lane: left of it, or above it on a narrow drawing.
+func laneLabel(b *builder, narrow bool, x0, y, laneH float64, name string) {
+	if narrow {
+		b.text(x0, y-6, "pg-lane-label", "", name)
+		return
+	}
+	b.text(x0-8, y+laneH/2+4, "pg-lane-label", "end", name)
 }
 
 // kindOrder lists span kinds in the order the legend shows them.
 var kindOrder = []string{stepsim.KindForward, stepsim.KindBackward, stepsim.KindOptimizer,
 	stepsim.KindAllReduce, stepsim.KindAllGather, stepsim.KindReduceScatter}
 
-// timelineLegend writes one swatch per span kind the timeline holds, the
-// exposed-communication mark when a span has some, and the one-GPU bar.
-func timelineLegend(b *builder, tl stepsim.Timeline, single bool, x, y float64) {
+// legendEntry is one swatch of a timeline's legend.
+type legendEntry struct{ class, text string }
+
+// legendEntries lists a swatch per span kind the timeline holds, the
+// exposed-communication mark when a span has some (class ""), and the
+// one-GPU bar.
+func legendEntries(tl stepsim.Timeline, single bool) []legendEntry {
 	present := map[string]bool{}
 	exposed := false
 	for _, s := range tl.Spans {
 		present[s.Kind] = true
 		exposed = exposed || s.ExposedMs > 0
 	}
-	type entry struct{ class, text string }
-	var es []entry
+	var es []legendEntry
 	if single {
-		es = append(es, entry{"pg-s3", "one GPU"})
+		es = append(es, legendEntry{"pg-s3", "one GPU"})
 	}
 	for _, k := range kindOrder {
 		if present[k] {
-			es = append(es, entry{kindClass(k), k})
+			es = append(es, legendEntry{kindClass(k), k})
 			delete(present, k)
 		}
 	}
@@ -217,23 +263,53 @@ func timelineLegend(b *builder, tl stepsim.Timeline, single bool, x, y float64) 
 	}
 	sort.Strings(other)
 	for _, k := range other {
-		es = append(es, entry{kindClass(k), k})
-	}
-	b.s(`<g class="pg-chart-legend" aria-hidden="true">`)
-	for _, e := range es {
-		b.s(`<g class="pg-bar `, e.class, `"><rect`)
-		b.fattr("x", x)
-		b.fattr("y", y-10)
-		b.s(` width="14" height="12"/></g>`)
-		b.text(x+18, y, "pg-legend-text", "", e.text)
-		x += 18 + 7*float64(len(e.text)) + 18
+		es = append(es, legendEntry{kindClass(k), k})
 	}
 	if exposed {
-		b.s(`<rect class="pg-exposed pg-key"`)
-		b.fattr("x", x)
-		b.fattr("y", y-6)
-		b.s(` width="14" height="8"/>`)
-		b.text(x+18, y, "pg-legend-text", "", "exposed: compute waits for it")
+		es = append(es, legendEntry{"", "exposed: compute waits for it"})
+	}
+	return es
+}
+
+// legendWidth is the room an entry takes on its row.
+func legendWidth(e legendEntry) float64 { return 18 + 7*float64(len(e.text)) + 18 }
+
+// legendRows counts the rows the entries take from x, wrapping at maxX.
+func legendRows(es []legendEntry, x, maxX float64) int {
+	rows, at := 1, x
+	for _, e := range es {
+		if at > x && at+legendWidth(e)-18 > maxX {
+			rows++
+			at = x
+		}
+		at += legendWidth(e)
+	}
+	return rows
+}
+
+// timelineLegend writes the entries in rows from (x, y), wrapping at maxX
+// as legendRows counts.
+func timelineLegend(b *builder, es []legendEntry, x, y, maxX float64) {
+	b.s(`<g class="pg-chart-legend" aria-hidden="true">`)
+	at := x
+	for _, e := range es {
+		if at > x && at+legendWidth(e)-18 > maxX {
+			at = x
+			y += 22
+		}
+		if e.class == "" {
+			b.s(`<rect class="pg-exposed pg-key"`)
+			b.fattr("x", at)
+			b.fattr("y", y-6)
+			b.s(` width="14" height="8"/>`)
+		} else {
+			b.s(`<g class="pg-bar `, e.class, `"><rect`)
+			b.fattr("x", at)
+			b.fattr("y", y-10)
+			b.s(` width="14" height="12"/></g>`)
+		}
+		b.text(at+18, y, "pg-legend-text", "", e.text)
+		at += legendWidth(e)
 	}
 	b.s(`</g>`)
 }

@@ -60,7 +60,12 @@ func TestEstimatorPageComparesPastedRun(t *testing.T) {
 	for _, f := range p.Figures {
 		figs[f.Name] = f.Markup
 	}
-	// One series, and its legend entry.
+	// One series, and its legend entry, in each of the chart's two
+	// drawings (full width and narrow); the full-width one is checked.
+	if n := strings.Count(figs["busbw"], "</svg>"); n != 2 {
+		t.Errorf("busbw chart has %d drawings, want the full-width and the narrow one", n)
+	}
+	figs["busbw"] = figs["busbw"][:strings.Index(figs["busbw"], "</svg>")]
 	if n := strings.Count(figs["busbw"], `data-series="your run (`); n != 1 {
 		t.Errorf("busbw chart holds %d 'your run' series, want 1", n)
 	}

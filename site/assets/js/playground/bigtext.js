@@ -40,20 +40,32 @@ export function sizeText(n) {
   return `${(n / (1000 * 1000)).toFixed(1)} MB`;
 }
 
+// BINARY_PROBE is how much of a file is looked at for NUL bytes, the sign
+// of a binary file (as grep decides): text logs, dumps and listings have
+// none.
+const BINARY_PROBE = 64 * 1024;
+
 // bigText wraps area (a textarea). onChange(immediate) is called when the
 // text changes: immediate is false while the user types. The returned
-// object reads the text wherever it lives.
-export function bigText(area, { onChange, what = 'text' }) {
+// object reads the text wherever it lives. With onFile, a file dropped on
+// the area's field (also while the box is hidden behind a held file's
+// status line) is passed to onFile; read() reads a file for it, refusing
+// one over maxBytes or a binary one with a message to onError.
+export function bigText(area, { onChange, what = 'text', onFile, maxBytes = Infinity, onError = () => {} }) {
   let held = null; // {text, name, bytes} when the text lives in memory only
+  let reading = null; // {name, bytes} while a file is read
+  let readSeq = 0;
   const status = h('span', { class: 'pg-hint', role: 'status' });
   const clear = h('button', { type: 'button', class: 'pg-button' }, `Clear the ${what}`);
   const bar = h('div', { class: 'pg-loaded', hidden: true }, status, ' ', clear);
   area.after(bar);
 
   const show = () => {
-    bar.hidden = !held;
-    area.hidden = !!held;
-    if (held) status.textContent = `${held.name}, ${sizeText(held.bytes)} loaded (kept in memory, not shown in the box, so that the page stays responsive).`;
+    bar.hidden = !held && !reading;
+    area.hidden = !!held || !!reading;
+    clear.textContent = reading ? 'Cancel' : `Clear the ${what}`;
+    if (reading) status.textContent = `Reading ${reading.name}, ${sizeText(reading.bytes)}…`;
+    else if (held) status.textContent = `${held.name}, ${sizeText(held.bytes)} loaded (kept in memory, not shown in the box, so that the page stays responsive).`;
   };
   const set = (text, name) => {
     const bytes = utf8Bytes(text);
@@ -67,12 +79,61 @@ export function bigText(area, { onChange, what = 'text' }) {
     show();
   };
   clear.addEventListener('click', () => {
-    held = null;
-    area.value = '';
+    const wasReading = !!reading;
+    readSeq++;
+    reading = null;
+    if (!wasReading) {
+      held = null;
+      area.value = '';
+    }
     show();
     area.focus();
-    onChange(true);
+    if (!wasReading) onChange(true);
   });
+  // read returns the text of file f, or null when it is refused (over
+  // maxBytes, or binary: the message goes to onError) or cancelled. The
+  // status line says what is being read meanwhile.
+  const read = async (f) => {
+    if (f.size > maxBytes) {
+      onError(`${f.name} is ${sizeText(f.size)}; the limit here is ${maxBytes / 1048576} MiB.`);
+      return null;
+    }
+    const seq = ++readSeq;
+    reading = { name: f.name, bytes: f.size };
+    show();
+    try {
+      const head = new Uint8Array(await f.slice(0, BINARY_PROBE).arrayBuffer());
+      if (seq !== readSeq) return null;
+      if (head.includes(0)) {
+        onError(`${f.name} is a binary file (it holds NUL bytes), not text: load the ${what} as text.`);
+        return null;
+      }
+      const text = await f.text();
+      return seq === readSeq ? text : null;
+    } catch (e) {
+      if (seq === readSeq) onError(`${f.name} could not be read.`);
+      return null;
+    } finally {
+      if (seq === readSeq) {
+        reading = null;
+        show();
+      }
+    }
+  };
+  if (onFile) {
+    const zone = area.closest('.pg-field') || area.parentElement;
+    zone.addEventListener('dragover', (ev) => {
+      ev.preventDefault();
+      zone.classList.add('pg-drop');
+    });
+    zone.addEventListener('dragleave', () => zone.classList.remove('pg-drop'));
+    zone.addEventListener('drop', (ev) => {
+      ev.preventDefault();
+      zone.classList.remove('pg-drop');
+      const f = ev.dataTransfer && ev.dataTransfer.files && ev.dataTransfer.files[0];
+      if (f) onFile(f);
+    });
+  }
   // A large paste goes to memory instead of into the box.
   area.addEventListener('paste', (ev) => {
     const text = ev.clipboardData && ev.clipboardData.getData('text/plain');
@@ -81,8 +142,28 @@ export function bigText(area, { onChange, what = 'text' }) {
     set(text, `pasted ${what}`);
     onChange(true);
   });
-  area.addEventListener('input', () => onChange(false));
-  area.addEventListener('change', () => onChange(true));
+  // Text that reached the box another way (dropped text, autofill, a
+  // script) goes to memory as a paste does once it is too large; new text
+  // in the box replaces held text.
+  area.addEventListener('input', () => {
+    if (area.value.length > SHOW_BYTES / 4 && utf8Bytes(area.value) > SHOW_BYTES) {
+      set(area.value, `pasted ${what}`);
+      onChange(true);
+      return;
+    }
+    if (held && area.value !== '') {
+      held = null;
+      show();
+    }
+    onChange(false);
+  });
+  area.addEventListener('change', () => {
+    if (held && area.value !== '') {
+      held = null;
+      show();
+    }
+    onChange(true);
+  });
 
   return {
     bar,
@@ -96,5 +177,6 @@ export function bigText(area, { onChange, what = 'text' }) {
     // set replaces the text (from a file, a sample or a preset); name is the
     // file's name, shown when the text is held.
     set,
+    read,
   };
 }

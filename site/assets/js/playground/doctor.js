@@ -28,20 +28,24 @@ export function doctorWidget({ update }) {
     if (now) update();
     else timer = setTimeout(update, 400);
   };
-  const logText = bigText(log, { onChange: changed, what: 'log' });
-  const envText = bigText(env, { onChange: changed, what: 'environment' });
-  fileLog.addEventListener('change', () => {
-    const f = fileLog.files && fileLog.files[0];
+  const readLog = async (f) => {
     if (!f) return;
-    if (f.size > MAX_LOG) {
-      setError(fLog, `The file is ${sizeText(f.size)}; the limit here is ${mib(MAX_LOG)} (ncclsim doctor reads any size).`);
-      return;
-    }
-    f.text().then((t) => {
-      logText.set(t, f.name);
+    setError(fLog, '');
+    const t = await logText.read(f);
+    if (t === null) return;
+    logText.set(t, f.name);
+    changed(true);
+  };
+  const logText = bigText(log, { onChange: changed, what: 'log', maxBytes: MAX_LOG, onFile: readLog, onError: (m) => setError(fLog, m) });
+  const envText = bigText(env, { onChange: changed, what: 'environment', maxBytes: MAX_ENV, onError: (m) => setError(fEnv, m),
+    onFile: async (f) => {
+      setError(fEnv, '');
+      const t = await envText.read(f);
+      if (t === null) return;
+      envText.set(t, f.name);
       changed(true);
-    }, () => setError(fLog, 'The file could not be read.'));
-  });
+    } });
+  fileLog.addEventListener('change', () => readLog(fileLog.files && fileLog.files[0]));
 
   // Published logs to try (data/logs, chosen by the generator).
   let samples = [];

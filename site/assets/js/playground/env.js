@@ -10,7 +10,10 @@ export const MAX_ENV_LINES = LIMITS.envVars;
 // 'number' | 'check', hint, placeholder}] — their values are taken out of
 // the state's env list.
 export function envEditor({ state, dedicated = [], onChange }) {
-  const env = (state.env || []).slice();
+  // A link holds at most the variables and lengths the model takes; the
+  // rest stay out of the box (the page names them as not taken), so that a
+  // hostile link cannot put megabytes into it.
+  const env = (state.env || []).filter((e) => e.length <= LIMITS.envLen).slice(0, MAX_ENV_LINES + dedicated.length);
   const fields = {};
   const controls = [];
   let timer = 0;

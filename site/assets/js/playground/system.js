@@ -89,7 +89,8 @@ export function systemPicker({ presets, state, xml, defaultPreset, engine, onCha
   p2p.addEventListener('change', () => changed());
   // A dump over bigtext.SHOW_BYTES (a shared #xml= link can inflate to
   // megabytes) is held in memory rather than put into the box.
-  const xmlBox = bigText(area, { onChange: (now) => changed(now ? 0 : 250), what: 'topology' });
+  const xmlBox = bigText(area, { onChange: (now) => changed(now ? 0 : 250), what: 'topology', maxBytes: MAX_XML,
+    onFile: (f) => readFile(f), onError: (m) => setError(fXML, m) });
   xmlBox.set(xml || '', 'topology from the link');
   const loadText = (text, name) => {
     xmlBox.set(text, name);
@@ -99,29 +100,13 @@ export function systemPicker({ presets, state, xml, defaultPreset, engine, onCha
     showCustom();
     changed();
   };
-  const readFile = (f) => {
+  const readFile = async (f) => {
     if (!f) return;
-    if (f.size > MAX_XML) {
-      setError(fXML, `The file is ${sizeText(f.size)}; the limit is ${mib(MAX_XML)} (a real dump is well under 100 KB).`);
-      return;
-    }
-    f.text().then((t) => loadText(t, f.name), () => setError(fXML, 'The file could not be read.'));
+    setError(fXML, '');
+    const t = await xmlBox.read(f);
+    if (t !== null) loadText(t, f.name);
   };
   file.addEventListener('change', () => readFile(file.files && file.files[0]));
-  // The whole field takes a dropped file, also while the box is hidden
-  // behind a held file's status line.
-  const drop = fXML.wrap;
-  drop.addEventListener('dragover', (ev) => {
-    ev.preventDefault();
-    drop.classList.add('pg-drop');
-  });
-  drop.addEventListener('dragleave', () => drop.classList.remove('pg-drop'));
-  drop.addEventListener('drop', (ev) => {
-    ev.preventDefault();
-    drop.classList.remove('pg-drop');
-    const f = ev.dataTransfer && ev.dataTransfer.files && ev.dataTransfer.files[0];
-    if (f) readFile(f);
-  });
   fromPreset.addEventListener('click', async () => {
     const name = current !== CUSTOM ? current : defaultPreset;
     const r = await engine.call('presetXML', name, { key: 'presetXML' });

@@ -156,24 +156,39 @@ export function markRendered(ms) {
   document.documentElement.dataset.pgRenders = String(pg.renders);
 }
 
-// zoomControl returns a button that shows the figure in wrap at its drawn
-// size (the box scrolls) or fitted to the column (the default); update()
-// shows the button only when fitting shrinks the figure noticeably.
+// NARROW_PX is the column width under which the stylesheet shows the
+// narrow drawings and the topology at its size (playground.css).
+const NARROW_PX = 640;
+
+// zoomControl returns a button that switches the figure in wrap between
+// its drawn size (the box scrolls) and fitted to the column. Fitted is the
+// default, except in a narrow column, where the topology is shown at its
+// size so that its labels stay legible (the stylesheet's pg-fit fits it).
+// update() shows the button only when fitting shrinks the figure
+// noticeably.
 export function zoomControl(wrap, what = 'figure') {
-  const label = (on) => (on ? `Fit the ${what} to the column` : `Show the ${what} at full size`);
+  const label = (full) => (full ? `Fit the ${what} to the column` : `Show the ${what} at full size`);
   const btn = h('button', { type: 'button', class: 'pg-button pg-zoom', 'aria-pressed': 'false', hidden: true }, label(false));
-  const set = (on) => {
-    wrap.classList.toggle('pg-zoomed', on);
-    btn.setAttribute('aria-pressed', String(on));
-    btn.textContent = label(on);
+  const narrow = () => wrap.clientWidth > 0 && wrap.clientWidth < NARROW_PX;
+  const full = () => (narrow() ? !wrap.classList.contains('pg-fit') : wrap.classList.contains('pg-zoomed'));
+  const show = () => {
+    btn.setAttribute('aria-pressed', String(full()));
+    btn.textContent = label(full());
   };
-  btn.addEventListener('click', () => set(!wrap.classList.contains('pg-zoomed')));
+  btn.addEventListener('click', () => {
+    wrap.classList.toggle(narrow() ? 'pg-fit' : 'pg-zoomed');
+    show();
+  });
+  // The drawing shown (a chart holds a wide and a narrow one).
+  const shown = () => Array.from(wrap.querySelectorAll('svg')).find((s) => s.getClientRects().length > 0) || wrap.querySelector('svg');
   const update = () => {
-    const svg = wrap.querySelector('svg');
+    const svg = shown();
     const drawn = svg ? Number(svg.getAttribute('width')) : 0;
-    const zoomed = wrap.classList.contains('pg-zoomed');
-    btn.hidden = !zoomed && !(drawn > wrap.clientWidth * 1.15);
+    btn.hidden = !(drawn > wrap.clientWidth * 1.15);
+    show();
   };
-  if (typeof ResizeObserver !== 'undefined') new ResizeObserver(update).observe(wrap);
-  return { el: btn, update };
+  // Measured after layout (a ResizeObserver callback), never right after
+  // the figure is replaced, which would force a layout of the page.
+  if (typeof ResizeObserver !== 'undefined') new ResizeObserver(() => update()).observe(wrap);
+  return { el: btn, update: () => requestAnimationFrame(update) };
 }
