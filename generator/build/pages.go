@@ -350,7 +350,7 @@ func (b *builder) notePages() []sitetree.NavItem {
 	for i, n := range b.notes {
 		u := noteURL(n)
 		b.add(&sitetree.Page{URL: u, Title: n.Title, Description: n.Description, Weight: i + 1, Body: n.Body,
-			File: n.Path, Line: n.BodyLine, Params: map[string]any{"layer": n.Layer, "toc": true}})
+			File: n.Path, Line: n.BodyLine, Params: map[string]any{"layer": n.Layer, "toc": true, "log": n.Log}})
 		items = append(items, sitetree.NavItem{Title: n.Title, URL: u})
 	}
 	return items

@@ -139,7 +139,11 @@ func pageRecords(p *sitetree.Page, crumb string) []searchdb.Record {
 			if idb, ok := id.([]byte); ok {
 				anchor = string(idb)
 			}
-			cur = searchdb.Record{Kind: searchdb.KindSection, Title: display, Breadcrumb: crumb, URL: strings.TrimPrefix(base, "./") + "#" + anchor}
+			kind := searchdb.KindSection
+			if p.Params != nil && p.Params["log"] == true {
+				kind = searchdb.KindLog
+			}
+			cur = searchdb.Record{Kind: kind, Title: display, Breadcrumb: crumb, URL: strings.TrimPrefix(base, "./") + "#" + anchor}
 			continue
 		}
 		if _, raw := n.(*ast.HTMLBlock); raw {

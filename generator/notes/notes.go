@@ -34,6 +34,10 @@ type Note struct {
 	// CardSections names top-level card sections the whole note explains
 	// (front matter card_sections).
 	CardSections []string
+	// Log marks a note about the project's own work (front matter log:
+	// true, the review log): the search ranks its sections below the notes
+	// about the subjects it mentions.
+	Log bool
 	// URL and Parent place a page of content/pages/ (front matter url and
 	// parent): the site URL it is published at and the navigation entry it is
 	// listed under. Notes leave them empty.
@@ -73,6 +77,7 @@ type frontMatter struct {
 	Layer       string `yaml:"layer"`
 	// CardSections lists card sections the whole note explains.
 	CardSections []string `yaml:"card_sections"`
+	Log          bool     `yaml:"log"`
 	URL          string   `yaml:"url"`
 	Parent       string   `yaml:"parent"`
 }
@@ -122,6 +127,7 @@ func Parse(p string, src []byte) (*Note, error) {
 			return nil, fmt.Errorf("%s:2: front matter: %v", p, err)
 		}
 		n.Title, n.Description, n.Weight, n.Layer, n.CardSections = fm.Title, fm.Description, fm.Weight, fm.Layer, fm.CardSections
+		n.Log = fm.Log
 		n.URL, n.Parent = fm.URL, fm.Parent
 		body = rest[end+5:]
 		n.BodyLine = bytes.Count(src[:len(src)-len(body)], []byte("\n")) + 1

@@ -15,10 +15,11 @@ const (
 	KindSymbol     = "symbol"     // a source symbol or file at the pinned tag
 	KindCorrection = "correction" // a correction of a common belief
 	KindPage       = "page"       // a whole page (its lead text)
+	KindLog        = "log"        // a section of the review log: how claims were checked, ranked like a symbol
 )
 
 // Kinds lists every valid Record.Kind.
-var Kinds = []string{KindSection, KindEnv, KindSymbol, KindCorrection, KindPage}
+var Kinds = []string{KindSection, KindEnv, KindSymbol, KindCorrection, KindPage, KindLog}
 
 // ValidKind reports whether k is one of Kinds.
 func ValidKind(k string) bool { return slices.Contains(Kinds, k) }

@@ -63,7 +63,8 @@ const (
 //     mentions both words often;
 //  5. bm25 with column weights title 10, ident 8, breadcrumb 3, text and more 1, scaled by
 //     0.6 for source symbols (so that a page or section about a name outranks a bare symbol
-//     row that matches as well), rounded to 6 decimals so that the browser's SQLite (wasm)
+//     row that matches as well) and for the review log's sections, which name many subjects
+//     in passing (they also rank one tier lower, so a note about the subject comes first), rounded to 6 decimals so that the browser's SQLite (wasm)
 //     and the native one order equal scores alike;
 //  6. rowid.
 //
@@ -92,12 +93,12 @@ best(id, tier, score) AS (
   SELECT id, min(tier), score FROM hits GROUP BY id
 ),
 top(id, named, tier, exact, titled, score) AS (
-  SELECT best.id, ?6 <> '' AND docs.key = ?6 AS named, best.tier, docs.key = ?5 AS exact,
+  SELECT best.id, ?6 <> '' AND docs.key = ?6 AS named, best.tier + (docs.kind = 'log') AS tier, docs.key = ?5 AS exact,
          best.tier = 0 AND best.id IN (SELECT id FROM title_hits) AS in_title,
-         round(best.score * CASE docs.kind WHEN 'symbol' THEN 0.6 ELSE 1.0 END, 6) AS wscore
+         round(best.score * CASE docs.kind WHEN 'symbol' THEN 0.6 WHEN 'log' THEN 0.6 ELSE 1.0 END, 6) AS wscore
     FROM best JOIN docs ON docs.id = best.id
    WHERE ?3 = '' OR docs.kind = ?3
-   ORDER BY named DESC, best.tier, exact DESC, in_title DESC, wscore, best.id LIMIT ?4
+   ORDER BY named DESC, tier, exact DESC, in_title DESC, wscore, best.id LIMIT ?4
 )
 SELECT docs.kind, docs.title, docs.breadcrumb, docs.url,
        CASE docs.kind WHEN 'env' THEN highlight(search, 3, char(1), char(2))

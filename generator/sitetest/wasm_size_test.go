@@ -32,7 +32,7 @@ const wasmGzipBudget = 1_300_000
 var wasmGzipCeiling = map[string]int{
 	"topology.wasm":   1_240_000, // 1,219,643 × 1.01
 	"algorithms.wasm": 1_250_000, // 1,234,747 × 1.01
-	"estimator.wasm":  1_360_000, // 1,345,551 × 1.01
+	"estimator.wasm":  1_380_000, // 1,361,197 × 1.01: issue 14's six new published runs and their fit compiled in (+15.6 KB on 1,345,551)
 	"step.wasm":       1_290_000, // 1,275,855 × 1.01
 	"doctor.wasm":     1_270_000, // 1,252,684 × 1.01
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/distributed-nav/distributed-nav/generator/sitetest"
 	"github.com/distributed-nav/distributed-nav/playground/service"
+	"github.com/distributed-nav/distributed-nav/playground/topo"
 	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
 )
 
@@ -226,9 +227,14 @@ func hostileInputs(tb testing.TB, dir string, gpus int) []hostileInput {
 		}
 		return p
 	}
-	// A wide PCIe host: 2 sockets x 16 switches x gpus/32 GPUs.
-	wide := topotest.Host{Sockets: 2, Switches: 16, GPUs: gpus / 32}
+	// The widest host the model searches (topo.MaxLocalRanks GPUs, NCCL's
+	// NCCL_MAX_LOCAL_RANKS: 2 sockets x 4 switches x 9), and a wider one of
+	// 2 sockets x 16 switches x gpus/32 GPUs, which is refused before the
+	// search.
+	wide := topotest.Host{Sockets: 2, Switches: 4, GPUs: topo.MaxLocalRanks / 8}
 	wideFile := write(fmt.Sprintf("wide-%d.xml", wide.N()), []byte(wide.XML()))
+	wider := topotest.Host{Sockets: 2, Switches: 16, GPUs: gpus / 32}
+	widerFile := write(fmt.Sprintf("wide-%d.xml", wider.N()), []byte(wider.XML()))
 	// Runs of x<!----> up to just under the 2 MiB cap: the token cap
 	// answers, before any warning is listed.
 	flood := topotest.OneGPU(strings.Repeat("x<!---->", (service.MaxXMLBytes-400)/8))
@@ -271,6 +277,9 @@ func hostileInputs(tb testing.TB, dir string, gpus int) []hostileInput {
 		hostileInput{page: "topology", name: fmt.Sprintf("%d-GPU host, file", wide.N()), open: "playground/topology/", waitMs: 400_000,
 			act:   func(b *browser, _ string) { upload(b, "[name=xmlfile]", wideFile) },
 			check: boundsCheck("", "", fmt.Sprintf("Transports between the %d GPUs", wide.N()))},
+		hostileInput{page: "topology", name: fmt.Sprintf("%d-GPU host, file", wider.N()), open: "playground/topology/",
+			act:   func(b *browser, _ string) { upload(b, "[name=xmlfile]", widerFile) },
+			check: boundsCheck(fmt.Sprintf("more than the %d local ranks", topo.MaxLocalRanks), "", "")},
 		hostileInput{page: "topology", name: "2 MiB of x<!---->, file", open: "playground/topology/",
 			act:   func(b *browser, _ string) { upload(b, "[name=xmlfile]", floodFile) },
 			check: boundsCheck("XML tokens", "flood.xml", "")},

@@ -15,6 +15,7 @@ const KIND_LABEL = {
   symbol: 'symbol',
   correction: 'correction',
   page: 'page',
+  log: 'review log',
 };
 
 // One typed character would match a large part of the index as a prefix; wait for two.
