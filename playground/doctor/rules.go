@@ -122,7 +122,7 @@ var lineRules = []Rule{
 		Any: []string{"Duplicate GPU detected", "Multiple Ranks are using the same GPU"},
 		Messages: []string{"Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx",
 			"Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration."},
-		Explanation: "NCCL found two ranks of one communicator on the same GPU (releases up to 2.29 print its PCI bus id; 2.30 says \"Multiple Ranks are using the same GPU/Partition\") and refused with invalid usage. NCCL_MULTI_RANK_GPU_ENABLE=1 (2.30) lets it run that way on purpose, which is rarely what a training job wants. The ranks did not select their own device before the first collective: every process used the default cuda:0, or CUDA_VISIBLE_DEVICES/the launcher gave several ranks the same GPU, or a device mesh mapped ranks to devices wrongly. CUDA reads CUDA_VISIBLE_DEVICES once, when it initialises: setting it inside a process after anything touched CUDA (an import that queries devices, torch.cuda calls, a parent process that initialised CUDA before spawning) has no effect, so every rank still sees all GPUs and picks the first.",
+		Explanation: "NCCL found two ranks of one communicator on the same GPU (releases up to 2.29 print its PCI bus id; 2.30 says \"Multiple Ranks are using the same GPU/Partition\") and refused with invalid usage. NCCL_MULTI_RANK_GPU_ENABLE=1 (2.30) lets it run that way on purpose, which is rarely what a training job wants. The ranks did not select their own device before the first collective: every process used the default cuda:0, or CUDA_VISIBLE_DEVICES/the launcher gave several ranks the same GPU, or a device mesh mapped ranks to devices wrongly. CUDA reads CUDA_VISIBLE_DEVICES once, at initialisation: set inside a process after anything touched CUDA (an import, a torch.cuda call, a parent that initialised CUDA before spawning), it has no effect.",
 		Fix:         "Call `torch.cuda.set_device(int(os.environ[\"LOCAL_RANK\"]))` before `init_process_group` (or pass `device_id=torch.device(\"cuda\", local_rank)`), build device meshes from the local rank, and give each process its own GPU in CUDA_VISIBLE_DEVICES.",
 		Check:       "Print LOCAL_RANK, CUDA_VISIBLE_DEVICES and `torch.cuda.current_device()` on every rank before the first collective; the busId values of the \"comm ... rank ... busId\" lines must all differ on one host.",
 		Links:       []Link{linkTroubleshoot},
@@ -221,6 +221,25 @@ var lineRules = []Rule{
 				}
 			}
 			return ibDevices(s)
+		},
+	},
+	{
+		ID: "topology-file", Title: "A topology or graph file does not fit this machine", Severity: Error,
+		// PyTorch's "Last error:" re-raise carries the text alone.
+		Any:         []string{"Attribute "},
+		All:         []string{" of node ", " not found"},
+		Messages:    []string{"Attribute %s of node %s not found", "XML Import Channel : dev %ld not found."},
+		Explanation: "NCCL read its topology (or its rings) from a file instead of the machine, and the file lacks what NCCL needs: an attribute of a node, or a GPU the job does not have. The file comes from NCCL_TOPO_FILE or NCCL_GRAPH_FILE, set in the environment, in /etc/nccl.conf or ~/.nccl.conf, or by a network plugin (aws-ofi-nccl before 1.11 pointed NCCL to a static XML per instance type); such files are written for the whole machine and break when a job uses a subset of its GPUs. Releases before 2.8 also failed this way on an injected topology whose unused socket's CPU node NCCL did not read.",
+		Fix:         "Unset NCCL_TOPO_FILE and NCCL_GRAPH_FILE (also in /etc/nccl.conf and ~/.nccl.conf) so NCCL detects the machine, or give it a file written for this machine and these GPUs (NCCL_TOPO_DUMP_FILE of a run that works); update aws-ofi-nccl to 1.11 or later, which generates the topology, and NCCL to 2.8 or later.",
+		Check:       "The \"NCCL_TOPO_FILE set by environment to\" line of the log, `env | grep -e NCCL_TOPO_FILE -e NCCL_GRAPH_FILE`, `cat /etc/nccl.conf ~/.nccl.conf`, and the node the warning names in that file.",
+		Links:       []Link{linkTopologyNote, envLink("NCCL_TOPO_FILE"), envLink("NCCL_GRAPH_FILE")},
+		Explain: func(lines []LineRef, s *Summary) string {
+			for _, name := range []string{"NCCL_TOPO_FILE", "NCCL_GRAPH_FILE"} {
+				if e, ok := s.Env(name); ok {
+					return "The log shows " + name + "=" + e.Value + "."
+				}
+			}
+			return ""
 		},
 	},
 	{
@@ -366,11 +385,11 @@ func explainArchList(lines []LineRef, s *Summary) string {
 	case gpu < 0 || hi < 0:
 		return ""
 	case gpu > hi:
-		return fmt.Sprintf("The GPU is sm_%d and this PyTorch build carries code up to sm_%d only: the build is older than the GPU, so install one that lists sm_%d in torch.cuda.get_arch_list().", gpu, hi, gpu)
+		return fmt.Sprintf("The GPU is sm_%d; this PyTorch build stops at sm_%d: install one that lists sm_%d in torch.cuda.get_arch_list().", gpu, hi, gpu)
 	case gpu < lo:
-		return fmt.Sprintf("The GPU is sm_%d and this PyTorch build starts at sm_%d: the GPU is older than anything the build carries.", gpu, lo)
+		return fmt.Sprintf("The GPU is sm_%d; this PyTorch build starts at sm_%d.", gpu, lo)
 	}
-	return fmt.Sprintf("The GPU is sm_%d, inside the range sm_%d..sm_%d this build lists, but its exact architecture is missing from the list.", gpu, lo, hi)
+	return fmt.Sprintf("The GPU is sm_%d, within sm_%d..sm_%d but not in the build's list.", gpu, lo, hi)
 }
 
 // ibDevices names the RDMA devices the log says NCCL uses, "" if none.
@@ -398,7 +417,7 @@ func explainTruncation(lines []LineRef, s *Summary) string {
 	fixed, _, _ := strings.Cut(bootstrapTruncated, "%")
 	for _, l := range lines {
 		if strings.Contains(l.Text, fixed) {
-			return "This message comes from NCCL's bootstrap: the ranks were exchanging setup data (addresses, connection handles) while creating a communicator or connecting peers, so NCCL_PROTO, NCCL_ALGO and collective sizes play no part. Ranks that load different NCCL releases disagree on the size of these messages; so do ranks that create communicators (new_group, ncclCommSplit) in a different order. When every rank loads the same release, the release itself is the suspect: reporters saw this intermittently with NCCL 2.19.3 and 2.20.5 and it went away with another NCCL release (older or newer)."
+			return "This is NCCL's bootstrap (setup data exchanged while communicators are created), where NCCL_PROTO, NCCL_ALGO and collective sizes play no part: ranks on different NCCL releases, or creating communicators (new_group, ncclCommSplit) in a different order, disagree on it. With one release everywhere the release itself is the suspect: reports with 2.19.3 and 2.20.5 went away with another NCCL release."
 		}
 	}
 	return ""
