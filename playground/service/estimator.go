@@ -91,21 +91,17 @@ func (s *Service) EstimatorPage(ctx context.Context, req *Request) (*EstimatorPa
 	if err != nil {
 		return nil, &FieldError{Field: "coll", Message: err.Error()}
 	}
-	sets, err := s.datasets()
-	if err != nil {
-		return nil, err
-	}
-	var match []*estimate.Dataset
+	// The published runs of the same preset, node count and collective,
+	// from the table generated from data/measurements (publishedRuns).
+	var match []Measurement
 	if req.Preset != "" {
-		for _, d := range sets {
-			df, err := d.Func()
-			if err != nil || df != f || d.System.Preset != req.Preset || max(d.System.Nodes, 1) != r.NNodes {
-				continue
+		for _, run := range publishedRuns {
+			if run.coll == f.String() && run.preset == req.Preset && max(run.nodes, 1) == r.NNodes {
+				match = append(match, run.m)
 			}
-			match = append(match, d)
 		}
 	}
-	p := &EstimatorPage{Result: r, Measurements: []Measurement{}, Problems: r.Problems, Command: Command("estimate", req)}
+	p := &EstimatorPage{Result: r, Measurements: []Measurement{}, Problems: r.Problems, Command: commandLine("estimate", req, nil)}
 	sw := &p.Sweep
 	for i := range sweep {
 		x := &sweep[i]
@@ -117,15 +113,7 @@ func (s *Service) EstimatorPage(ctx context.Context, req *Request) (*EstimatorPa
 		sw.BusBwLowGBps = append(sw.BusBwLowGBps, x.Calibrated.BusBwLowGBps)
 		sw.BusBwHighGBps = append(sw.BusBwHighGBps, x.Calibrated.BusBwHighGBps)
 	}
-	for _, d := range match {
-		m := Measurement{ID: d.ID, Title: d.Source.Title, URL: d.Source.URL, Date: d.Source.Date, GPU: d.Hardware.GPUModel,
-			NGPUs: d.Hardware.NGPUs, NNodes: d.Hardware.NNodes, NCCLVersion: d.Run.NCCLVersion, Dtype: d.Run.Dtype, Fit: d.Fit,
-			Rows: []MeasurementRow{}}
-		for _, row := range d.Rows {
-			m.Rows = append(m.Rows, MeasurementRow{row.Bytes, row.TimeUs, row.BusBwGBps})
-		}
-		p.Measurements = append(p.Measurements, m)
-	}
+	p.Measurements = append(p.Measurements, match...)
 	var yours *compare.Result
 	if strings.TrimSpace(req.NCCLTests) != "" {
 		if len(req.NCCLTests) > MaxNCCLTestsBytes {
@@ -137,7 +125,7 @@ func (s *Service) EstimatorPage(ctx context.Context, req *Request) (*EstimatorPa
 			}
 			p.CompareError = fe
 		} else {
-			p.Compare, p.CompareCommand = c, Command("compare", req)
+			p.Compare, p.CompareCommand = c, commandLine("compare", req, nil)
 			if strings.EqualFold(c.Coll, f.String()) {
 				p.CompareDrawn, yours = true, c.Result
 			}
@@ -164,7 +152,7 @@ func linkable(u string) string {
 
 // estimatorChart draws busbw (or time) against size: NCCL's model, the
 // calibrated estimate with its error band, and the measured points.
-func estimatorChart(es *estimate.System, f tune.Func, sweep []estimate.Estimate, sets []*estimate.Dataset, yours *compare.Result, busbw bool) string {
+func estimatorChart(es *estimate.System, f tune.Func, sweep []estimate.Estimate, sets []Measurement, yours *compare.Result, busbw bool) string {
 	bf := tune.BusBwFactor(f, es.Model().Sys.NRanks)
 	model := figure.Series{Name: "NCCL model", Class: "pg-s1 pg-dash1"}
 	cal := figure.Series{Name: "calibrated", Class: "pg-s0 pg-dash2"}
@@ -201,8 +189,8 @@ func estimatorChart(es *estimate.System, f tune.Func, sweep []estimate.Estimate,
 			if !busbw {
 				v = r.TimeUs
 			}
-			s.Points = append(s.Points, figure.Point{X: float64(r.Bytes), Y: v, Href: linkable(d.Source.URL),
-				Title: d.ID + " at " + figure.Bytes(float64(r.Bytes)) + ": " + valueText(v, busbw) + " (" + d.Source.Title + ")"})
+			s.Points = append(s.Points, figure.Point{X: float64(r.Bytes), Y: v, Href: linkable(d.URL),
+				Title: d.ID + " at " + figure.Bytes(float64(r.Bytes)) + ": " + valueText(v, busbw) + " (" + d.Title + ")"})
 		}
 		series = append(series, s)
 	}
