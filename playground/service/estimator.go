@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -115,29 +114,17 @@ func (s *Service) EstimatorPage(ctx context.Context, req *Request) (*EstimatorPa
 	}
 	p.Measurements = append(p.Measurements, match...)
 	var yours *compare.Result
+	var table *Figure
 	if strings.TrimSpace(req.NCCLTests) != "" {
-		if len(req.NCCLTests) > MaxNCCLTestsBytes {
-			p.CompareError = &FieldError{Field: "nccl_tests", Message: "the pasted text is " + strconv.Itoa(len(req.NCCLTests)) + " bytes; the limit is " + strconv.Itoa(MaxNCCLTestsBytes)}
-		} else if c, err := s.Compare(ctx, req, CompareRequest{NCCLTests: NCCLTestsInput{Text: strings.NewReader(req.NCCLTests), Name: "pasted output"}}); err != nil {
-			var fe *FieldError
-			if !errors.As(err, &fe) {
-				fe = &FieldError{Field: "nccl_tests", Message: err.Error()}
-			}
-			p.CompareError = fe
-		} else {
-			p.Compare, p.CompareCommand = c, commandLine("compare", req, nil)
-			if strings.EqualFold(c.Coll, f.String()) {
-				p.CompareDrawn, yours = true, c.Result
-			}
-		}
+		yours, table = s.comparePasted(ctx, req, f, p)
 	}
 	p.Figures = []Figure{
 		{"busbw", estimatorChart(es, f, sweep, match, yours, true)},
 		{"time", estimatorChart(es, f, sweep, match, yours, false)},
 		{"estimate", estimateTable(es, e, f)},
 	}
-	if p.Compare != nil {
-		p.Figures = append(p.Figures, Figure{"compare", compareTable(p.Compare.Result)})
+	if table != nil {
+		p.Figures = append(p.Figures, *table)
 	}
 	return p, nil
 }
@@ -274,38 +261,4 @@ func yourSeries(c *compare.Result, busbw bool) figure.Series {
 			Title: "your run at " + figure.Bytes(float64(r.Bytes)) + " (line " + strconv.Itoa(r.Line) + "): " + valueText(v, busbw)})
 	}
 	return s
-}
-
-// compareTable lists the user's run per size next to the model, the
-// calibrated estimate and its band.
-func compareTable(c *compare.Result) string {
-	num := func(v float64) figure.Cell { return figure.Cell{Text: figure.Fixed(v, 2), Value: jsonNumber(v, 64)} }
-	pct := func(v *float64) figure.Cell {
-		if v == nil {
-			return figure.Cell{Text: "–"}
-		}
-		return figure.Cell{Text: figure.Fixed(*v, 1), Value: jsonNumber(*v, 64)}
-	}
-	var rows []figure.Row
-	for _, r := range c.Rows {
-		band := figure.Fixed(r.BandLow, 2) + "–"
-		if r.BandHigh != nil {
-			band += figure.Fixed(*r.BandHigh, 2)
-		} else {
-			band += "∞"
-		}
-		if r.InBand {
-			band += " ✓"
-		}
-		rows = append(rows, figure.Row{Attr: "compare", Cells: []figure.Cell{
-			{Text: figure.Bytes(float64(r.Bytes)), Value: strconv.FormatUint(r.Bytes, 10)},
-			num(r.MeasuredBusBw), num(r.ModelBusBw), num(r.CalibratedBusBw), {Text: band}, pct(r.ErrorPct), pct(r.ModelErrorPct),
-		}})
-	}
-	return figure.Table(figure.TableSpec{
-		Caption: "Your " + c.Coll + " run on " + strconv.Itoa(c.NRanks) + " ranks: measured busbw (out-of-place) next to NCCL's model and the calibrated estimate with its band; error = (predicted − measured) / measured",
-		Head:    []string{"size", "measured busbw (GB/s)", "NCCL model (GB/s)", "calibrated (GB/s)", "band (GB/s)", "error (%)", "model error (%)"},
-		Class:   "pg-compare",
-		Rows:    rows,
-	})
 }
