@@ -13,6 +13,17 @@ import (
 // referred to by req.XMLName (the page offers the file for download).
 // Arguments are quoted for POSIX shells when they need it.
 func Command(cmd string, req *Request) string {
+	var extra []string
+	if cmd == "step" {
+		extra = stepArgs(req)
+	}
+	return commandLine(cmd, req, extra)
+}
+
+// commandLine writes the command line of question cmd for req, with extra
+// (the step question's flags, which only the step page computes, so that
+// the other pages' wasm does not link them) after the system flags.
+func commandLine(cmd string, req *Request, extra []string) string {
 	args := []string{"ncclsim", cmd}
 	if req.Preset != "" {
 		args = append(args, "--preset", req.Preset)
@@ -53,8 +64,6 @@ func Command(cmd string, req *Request) string {
 		if f := strings.ToLower(strings.TrimSpace(req.Fabric)); f != "" && f != "auto" {
 			args = append(args, "--fabric", f)
 		}
-	case "step":
-		args = append(args, stepArgs(req)...)
 	case "compare":
 		// The pasted text, saved as a file.
 		args = append(args, "--nccl-tests", "FILE")
@@ -62,6 +71,7 @@ func Command(cmd string, req *Request) string {
 			args = append(args, "--fabric", f)
 		}
 	}
+	args = append(args, extra...)
 	args = append(args, "--json")
 	for i, a := range args {
 		args[i] = shellQuote(a)

@@ -208,5 +208,5 @@ func (s *Service) EstimatePage(ctx context.Context, req *Request) (*EstimatePage
 	if err != nil {
 		return nil, err
 	}
-	return &EstimatePage{Result: r, Command: Command("estimate", req)}, nil
+	return &EstimatePage{Result: r, Command: commandLine("estimate", req, nil)}, nil
 }

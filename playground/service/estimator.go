@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -91,21 +90,17 @@ func (s *Service) EstimatorPage(ctx context.Context, req *Request) (*EstimatorPa
 	if err != nil {
 		return nil, &FieldError{Field: "coll", Message: err.Error()}
 	}
-	sets, err := s.datasets()
-	if err != nil {
-		return nil, err
-	}
-	var match []*estimate.Dataset
+	// The published runs of the same preset, node count and collective,
+	// from the table generated from data/measurements (publishedRuns).
+	var match []Measurement
 	if req.Preset != "" {
-		for _, d := range sets {
-			df, err := d.Func()
-			if err != nil || df != f || d.System.Preset != req.Preset || max(d.System.Nodes, 1) != r.NNodes {
-				continue
+		for _, run := range publishedRuns {
+			if run.coll == f.String() && run.preset == req.Preset && max(run.nodes, 1) == r.NNodes {
+				match = append(match, run.m)
 			}
-			match = append(match, d)
 		}
 	}
-	p := &EstimatorPage{Result: r, Measurements: []Measurement{}, Problems: r.Problems, Command: Command("estimate", req)}
+	p := &EstimatorPage{Result: r, Measurements: []Measurement{}, Problems: r.Problems, Command: commandLine("estimate", req, nil)}
 	sw := &p.Sweep
 	for i := range sweep {
 		x := &sweep[i]
@@ -117,39 +112,19 @@ func (s *Service) EstimatorPage(ctx context.Context, req *Request) (*EstimatorPa
 		sw.BusBwLowGBps = append(sw.BusBwLowGBps, x.Calibrated.BusBwLowGBps)
 		sw.BusBwHighGBps = append(sw.BusBwHighGBps, x.Calibrated.BusBwHighGBps)
 	}
-	for _, d := range match {
-		m := Measurement{ID: d.ID, Title: d.Source.Title, URL: d.Source.URL, Date: d.Source.Date, GPU: d.Hardware.GPUModel,
-			NGPUs: d.Hardware.NGPUs, NNodes: d.Hardware.NNodes, NCCLVersion: d.Run.NCCLVersion, Dtype: d.Run.Dtype, Fit: d.Fit,
-			Rows: []MeasurementRow{}}
-		for _, row := range d.Rows {
-			m.Rows = append(m.Rows, MeasurementRow{row.Bytes, row.TimeUs, row.BusBwGBps})
-		}
-		p.Measurements = append(p.Measurements, m)
-	}
+	p.Measurements = append(p.Measurements, match...)
 	var yours *compare.Result
+	var table *Figure
 	if strings.TrimSpace(req.NCCLTests) != "" {
-		if len(req.NCCLTests) > MaxNCCLTestsBytes {
-			p.CompareError = &FieldError{Field: "nccl_tests", Message: "the pasted text is " + strconv.Itoa(len(req.NCCLTests)) + " bytes; the limit is " + strconv.Itoa(MaxNCCLTestsBytes)}
-		} else if c, err := s.Compare(ctx, req, CompareRequest{NCCLTests: NCCLTestsInput{Text: strings.NewReader(req.NCCLTests), Name: "pasted output"}}); err != nil {
-			var fe *FieldError
-			if !errors.As(err, &fe) {
-				fe = &FieldError{Field: "nccl_tests", Message: err.Error()}
-			}
-			p.CompareError = fe
-		} else {
-			p.Compare, p.CompareCommand = c, Command("compare", req)
-			if strings.EqualFold(c.Coll, f.String()) {
-				p.CompareDrawn, yours = true, c.Result
-			}
-		}
+		yours, table = s.comparePasted(ctx, req, f, p)
 	}
 	p.Figures = []Figure{
 		{"busbw", estimatorChart(es, f, sweep, match, yours, true)},
 		{"time", estimatorChart(es, f, sweep, match, yours, false)},
 		{"estimate", estimateTable(es, e, f)},
 	}
-	if p.Compare != nil {
-		p.Figures = append(p.Figures, Figure{"compare", compareTable(p.Compare.Result)})
+	if table != nil {
+		p.Figures = append(p.Figures, *table)
 	}
 	return p, nil
 }
@@ -164,7 +139,7 @@ func linkable(u string) string {
 
 // estimatorChart draws busbw (or time) against size: NCCL's model, the
 // calibrated estimate with its error band, and the measured points.
-func estimatorChart(es *estimate.System, f tune.Func, sweep []estimate.Estimate, sets []*estimate.Dataset, yours *compare.Result, busbw bool) string {
+func estimatorChart(es *estimate.System, f tune.Func, sweep []estimate.Estimate, sets []Measurement, yours *compare.Result, busbw bool) string {
 	bf := tune.BusBwFactor(f, es.Model().Sys.NRanks)
 	model := figure.Series{Name: "NCCL model", Class: "pg-s1 pg-dash1"}
 	cal := figure.Series{Name: "calibrated", Class: "pg-s0 pg-dash2"}
@@ -201,8 +176,8 @@ func estimatorChart(es *estimate.System, f tune.Func, sweep []estimate.Estimate,
 			if !busbw {
 				v = r.TimeUs
 			}
-			s.Points = append(s.Points, figure.Point{X: float64(r.Bytes), Y: v, Href: linkable(d.Source.URL),
-				Title: d.ID + " at " + figure.Bytes(float64(r.Bytes)) + ": " + valueText(v, busbw) + " (" + d.Source.Title + ")"})
+			s.Points = append(s.Points, figure.Point{X: float64(r.Bytes), Y: v, Href: linkable(d.URL),
+				Title: d.ID + " at " + figure.Bytes(float64(r.Bytes)) + ": " + valueText(v, busbw) + " (" + d.Title + ")"})
 		}
 		series = append(series, s)
 	}
@@ -286,38 +261,4 @@ func yourSeries(c *compare.Result, busbw bool) figure.Series {
 			Title: "your run at " + figure.Bytes(float64(r.Bytes)) + " (line " + strconv.Itoa(r.Line) + "): " + valueText(v, busbw)})
 	}
 	return s
-}
-
-// compareTable lists the user's run per size next to the model, the
-// calibrated estimate and its band.
-func compareTable(c *compare.Result) string {
-	num := func(v float64) figure.Cell { return figure.Cell{Text: figure.Fixed(v, 2), Value: jsonNumber(v, 64)} }
-	pct := func(v *float64) figure.Cell {
-		if v == nil {
-			return figure.Cell{Text: "–"}
-		}
-		return figure.Cell{Text: figure.Fixed(*v, 1), Value: jsonNumber(*v, 64)}
-	}
-	var rows []figure.Row
-	for _, r := range c.Rows {
-		band := figure.Fixed(r.BandLow, 2) + "–"
-		if r.BandHigh != nil {
-			band += figure.Fixed(*r.BandHigh, 2)
-		} else {
-			band += "∞"
-		}
-		if r.InBand {
-			band += " ✓"
-		}
-		rows = append(rows, figure.Row{Attr: "compare", Cells: []figure.Cell{
-			{Text: figure.Bytes(float64(r.Bytes)), Value: strconv.FormatUint(r.Bytes, 10)},
-			num(r.MeasuredBusBw), num(r.ModelBusBw), num(r.CalibratedBusBw), {Text: band}, pct(r.ErrorPct), pct(r.ModelErrorPct),
-		}})
-	}
-	return figure.Table(figure.TableSpec{
-		Caption: "Your " + c.Coll + " run on " + strconv.Itoa(c.NRanks) + " ranks: measured busbw (out-of-place) next to NCCL's model and the calibrated estimate with its band; error = (predicted − measured) / measured",
-		Head:    []string{"size", "measured busbw (GB/s)", "NCCL model (GB/s)", "calibrated (GB/s)", "band (GB/s)", "error (%)", "model error (%)"},
-		Class:   "pg-compare",
-		Rows:    rows,
-	})
 }

@@ -388,7 +388,7 @@ func (s *Service) StepPage(ctx context.Context, req *Request) (*StepPage, error)
 	if err != nil {
 		return nil, err
 	}
-	return &StepPage{Result: r, Command: Command("step", req), Figures: figs}, nil
+	return &StepPage{Result: r, Command: commandLine("step", req, stepArgs(req)), Figures: figs}, nil
 }
 
 // maxTableRows bounds the span tables; the middle rows are summarised.

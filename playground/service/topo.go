@@ -286,7 +286,7 @@ func (s *Service) TopoPage(ctx context.Context, req *Request) (*TopoPage, error)
 	if err != nil {
 		return nil, err
 	}
-	p := &TopoPage{Result: r, Channels: map[string]int{}, Problems: problems(b.problems), Command: Command("topo", req),
+	p := &TopoPage{Result: r, Channels: map[string]int{}, Problems: problems(b.problems), Command: commandLine("topo", req, nil),
 		ElapsedMs: float64(b.elapsed.Microseconds()) / 1000,
 		Figures: []Figure{
 			{"topology", figure.Topology(res, figure.TopologyOptions{Graph: graphName, Channel: req.Channel, ID: "pg-topo"})},

@@ -194,7 +194,7 @@ func (s *Service) TunePage(ctx context.Context, req *Request) (*TunePage, error)
 	}
 	m := b.res.Tune
 	p := &TunePage{Result: newTuneResult(b, f, choices), Sizes: SweepSizes(), Curves: []Curve{}, Crossovers: []Crossover{}, Segments: []Segment{},
-		Problems: problems(b.problems), Command: Command("tune", req), ElapsedMs: float64(b.elapsed.Microseconds()) / 1000}
+		Problems: problems(b.problems), Command: commandLine("tune", req, nil), ElapsedMs: float64(b.elapsed.Microseconds()) / 1000}
 	// Curves: every pair some size can use.
 	var pairs []pair
 	for a := tune.Algorithm(0); a < tune.NumAlgorithms; a++ {

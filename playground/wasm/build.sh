@@ -3,8 +3,9 @@
 # Makefile's wasm target and generator/sitetest call it). Writes one
 # binary per playground page, OUTDIR/PAGE.wasm for topology, algorithms,
 # estimator, step and doctor (each main registers only its page's
-# question, so each links only what that question reaches), and the
-# wasm_exec.js of the same Go toolchain. -trimpath and -s -w leave out file paths, the symbol table
+# question, so each links only what that question reaches), the
+# estimator's estimator-paste.wasm, and the wasm_exec.js of the same Go
+# toolchain. -trimpath and -s -w leave out file paths, the symbol table
 # and DWARF, which no page needs.
 set -eu
 out=$1
@@ -16,9 +17,17 @@ mkdir -p "$out"
 # is 34 KB gzip less (1,309,462 -> 1,275,867 bytes compress/gzip), with no
 # difference in BenchmarkBuild beyond the noise; the standard library keeps
 # its inlining (all=-l would save 80 KB but slow the runtime's own paths).
-for bin in topology algorithms estimator step doctor; do
-	tags=nodoctor
-	[ "$bin" = doctor ] && tags=
-	GOOS=js GOARCH=wasm "$go" build -tags="$tags" -trimpath -gcflags='github.com/distributed-nav/distributed-nav/...=-l' -ldflags='-s -w' -o "$out/$bin.wasm" "./playground/wasm/$bin"
+# The estimator page's first binary is also built with nopaste, which leaves
+# out the paste box (the nccl-tests reader and the comparison);
+# estimator-paste.wasm, the same main with it, is what the page loads when a
+# run is pasted.
+build() { # build NAME MAIN TAGS
+	GOOS=js GOARCH=wasm "$go" build -tags="$3" -trimpath -gcflags='github.com/distributed-nav/distributed-nav/...=-l' -ldflags='-s -w' -o "$out/$1.wasm" "./playground/wasm/$2"
+}
+for bin in topology algorithms step; do
+	build "$bin" "$bin" nodoctor
 done
+build estimator estimator nodoctor,nopaste
+build estimator-paste estimator nodoctor
+build doctor doctor ""
 cp "$("$go" env GOROOT)/lib/wasm/wasm_exec.js" "$out/wasm_exec.js"

@@ -11,7 +11,9 @@
 //
 //	playground/wasm/topology    version, presets() -> JSON, presetXML(name), topo(req)
 //	playground/wasm/algorithms  the same with tune(req)
-//	playground/wasm/estimator   the same with estimator(req)
+//	playground/wasm/estimator   the same with estimator(req) (built twice: estimator.wasm
+//	                            with the tag nopaste, without the paste box, and
+//	                            estimator-paste.wasm with it, loaded on a paste)
 //	playground/wasm/step        the same with step(req)
 //	playground/wasm/doctor      version, presets() -> "[]", doctor({log, env}) (service.AnswerDoctor)
 //

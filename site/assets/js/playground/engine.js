@@ -170,6 +170,31 @@ export class Engine {
     return this.current ? performance.now() - this.current.started : 0;
   }
 
+  // upgrade replaces the module with the one at url, a binary that answers
+  // everything this one does and more (the estimator's paste box), once:
+  // a running call is cancelled and what waits runs on the new module.
+  upgrade(url) {
+    if (!this.upgrading) {
+      this.upgrading = (async () => {
+        const resp = await fetch(url);
+        if (!resp.ok) {
+          throw new Error(`cannot load the playground module (HTTP ${resp.status})`);
+        }
+        const module = await (WebAssembly.compileStreaming
+          ? WebAssembly.compileStreaming(resp)
+          : resp.arrayBuffer().then((b) => WebAssembly.compile(b)));
+        this.wasmURL = url;
+        this.module = module;
+        this.cancel();
+        await this.ready;
+      })();
+      this.upgrading.catch(() => {
+        this.upgrading = null; // a later paste tries again
+      });
+    }
+    return this.upgrading;
+  }
+
   // cancel stops the running call (its promise resolves {cancelled: true})
   // and restarts the worker.
   cancel() {

@@ -168,6 +168,18 @@ async function boot() {
       markRendered();
       return;
     }
+    // A pasted run needs the module with the paste box (the estimator's
+    // first module leaves it out to load faster): fetched on first use.
+    if (job.req && job.req.ncclTests && app.dataset.pasteWasm) {
+      try {
+        await engine.upgrade(abs(app.dataset.pasteWasm));
+      } catch (e) {
+        showError({ field: 'nccl_tests', message: `The nccl-tests reader could not be loaded (${e.message}).` });
+        checkLink();
+        markRendered();
+        return;
+      }
+    }
     const token = ++pending;
     // A long call still running: stop it, the input it answers is stale.
     if (engine.busyFor() > SHOW_PROGRESS_MS) engine.cancel();
