@@ -48,6 +48,11 @@ try {
     const scripts = e.scripts.map((s) => [s.duration, (s.sourceURL || '').split('/').pop().replace(/\.[0-9a-f]{16,}\.js$/, '.js') + ' ' + (s.sourceFunctionName || s.invoker)]).sort((a, b) => b[0] - a[0]).slice(0, 3);
     window.__loaf.push({start: e.startTime, end: e.startTime + e.duration, layout, scripts});
   } }).observe({type: 'long-animation-frame', buffered: true});
+} catch (e) {}
+// Layout shifts not caused by input: the cumulative layout shift.
+window.__cls = 0;
+try {
+  new PerformanceObserver((l) => { for (const e of l.getEntries()) if (!e.hadRecentInput) window.__cls += e.value; }).observe({type: 'layout-shift', buffered: true});
 } catch (e) {}`
 
 // settleJS waits until the page has painted what it last inserted (two
@@ -65,7 +70,7 @@ const settleJS = `(async (since) => {
   const f = window.__loaf.find((x) => x.start <= worst[0] + 1 && x.end >= worst[0] + worst[1] - 1);
   const parts = f ? [f.layout >= 10 ? 'style and layout ' + Math.round(f.layout) + ' ms' : ''].concat(f.scripts.filter((s) => s[0] >= 10).map((s) => s[1] + ' ' + Math.round(s[0]) + ' ms')).filter(Boolean) : [];
   const what = parts.length ? parts.join(', ') : 'no script or layout of the page (wasm compilation, parsing or garbage collection)';
-  return {ms: worst[1], what};
+  return {ms: worst[1], what, cls: window.__cls};
 })`
 
 // maxElements bounds the elements of any page after any input: what the
@@ -325,6 +330,8 @@ func longTaskBrowser(tb testing.TB) *browser {
 type longTask struct {
 	Ms   float64 `json:"ms"`
 	What string  `json:"what"`
+	// CLS is the document's cumulative layout shift so far.
+	CLS float64 `json:"cls"`
 	// Err says the page did not answer the input (a build without the
 	// handling it needs, measured by the benchmark); the tasks until then
 	// are still reported.
@@ -388,7 +395,17 @@ func TestHostileInputsBounded(t *testing.T) {
 				t.Fatal(lt.Err)
 			}
 			in.check(b)
-			t.Logf("longest main-thread task %.0f ms (%s)", lt.Ms, lt.What)
+			// The live view replaces the static one, which shows the same
+			// kind of results, without moving what is on the screen (0.1
+			// is the threshold of a good CLS). Not asserted: the doctor,
+			// whose static view is a short note, and a first answer so
+			// slow (a loaded machine) that the live view was shown before
+			// it, for its progress and Cancel button.
+			early := eval[bool](b, `!!(window.__pg && window.__pg.earlyReveal)`)
+			if in.name == "load" && strings.HasPrefix(in.page, "playground-") && in.page != "playground-doctor" && in.page != "playground-index" && !early && lt.CLS > 0.1 {
+				t.Errorf("cumulative layout shift %.3f while the page loads, over 0.1", lt.CLS)
+			}
+			t.Logf("longest main-thread task %.0f ms (%s), layout shift %.3f", lt.Ms, lt.What, lt.CLS)
 		})
 	}
 	b.t = t
@@ -425,7 +442,7 @@ func BenchmarkLongTasks(bm *testing.B) {
 		if worst[k].Err != "" {
 			verdict += "  (the page did not answer: " + worst[k].Err + ")"
 		}
-		fmt.Printf("%-48s %8.0f ms%s\n", k, worst[k].Ms, verdict)
+		fmt.Printf("%-48s %8.0f ms  CLS %.3f%s\n", k, worst[k].Ms, worst[k].CLS, verdict)
 		bm.ReportMetric(worst[k].Ms, metricName(k)+"-ms")
 	}
 }
