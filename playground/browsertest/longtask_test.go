@@ -18,7 +18,6 @@ import (
 
 	"github.com/distributed-nav/distributed-nav/generator/sitetest"
 	"github.com/distributed-nav/distributed-nav/playground/service"
-	"github.com/distributed-nav/distributed-nav/playground/topo"
 	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
 )
 
@@ -49,6 +48,11 @@ try {
     const scripts = e.scripts.map((s) => [s.duration, (s.sourceURL || '').split('/').pop().replace(/\.[0-9a-f]{16,}\.js$/, '.js') + ' ' + (s.sourceFunctionName || s.invoker)]).sort((a, b) => b[0] - a[0]).slice(0, 3);
     window.__loaf.push({start: e.startTime, end: e.startTime + e.duration, layout, scripts});
   } }).observe({type: 'long-animation-frame', buffered: true});
+} catch (e) {}
+// Layout shifts not caused by input: the cumulative layout shift.
+window.__cls = 0;
+try {
+  new PerformanceObserver((l) => { for (const e of l.getEntries()) if (!e.hadRecentInput) window.__cls += e.value; }).observe({type: 'layout-shift', buffered: true});
 } catch (e) {}`
 
 // settleJS waits until the page has painted what it last inserted (two
@@ -66,7 +70,7 @@ const settleJS = `(async (since) => {
   const f = window.__loaf.find((x) => x.start <= worst[0] + 1 && x.end >= worst[0] + worst[1] - 1);
   const parts = f ? [f.layout >= 10 ? 'style and layout ' + Math.round(f.layout) + ' ms' : ''].concat(f.scripts.filter((s) => s[0] >= 10).map((s) => s[1] + ' ' + Math.round(s[0]) + ' ms')).filter(Boolean) : [];
   const what = parts.length ? parts.join(', ') : 'no script or layout of the page (wasm compilation, parsing or garbage collection)';
-  return {ms: worst[1], what};
+  return {ms: worst[1], what, cls: window.__cls};
 })`
 
 // maxElements bounds the elements of any page after any input: what the
@@ -208,9 +212,8 @@ func dropJS(selector string) string {
 }
 
 // hostileInputs is the table of issue 18's inputs at the caps, with the
-// page kinds' plain loads first. gpus is the size of the wide host (512 in
-// the benchmark, as the issue has it).
-func hostileInputs(tb testing.TB, dir string, gpus int) []hostileInput {
+// page kinds' plain loads first.
+func hostileInputs(tb testing.TB, dir string) []hostileInput {
 	tb.Helper()
 	kinds, err := sitetest.PageKinds(site.Public)
 	if err != nil {
@@ -227,14 +230,13 @@ func hostileInputs(tb testing.TB, dir string, gpus int) []hostileInput {
 		}
 		return p
 	}
-	// The widest host the model searches (topo.MaxLocalRanks GPUs, NCCL's
-	// NCCL_MAX_LOCAL_RANKS: 2 sockets x 4 switches x 9), and a wider one of
-	// 2 sockets x 16 switches x gpus/32 GPUs, which is refused before the
-	// search.
-	wide := topotest.Host{Sockets: 2, Switches: 4, GPUs: topo.MaxLocalRanks / 8}
+	// A wide PCIe host of 512 GPUs (2 sockets x 16 switches x 16), which
+	// the model refuses (more GPUs than NCCL's per-host state holds), and
+	// one at that cap, 72 GPUs (2 x 4 x 9): searched, its pairs summarised.
+	wide := topotest.Host{Sockets: 2, Switches: 16, GPUs: 16}
 	wideFile := write(fmt.Sprintf("wide-%d.xml", wide.N()), []byte(wide.XML()))
-	wider := topotest.Host{Sockets: 2, Switches: 16, GPUs: gpus / 32}
-	widerFile := write(fmt.Sprintf("wide-%d.xml", wider.N()), []byte(wider.XML()))
+	atCap := topotest.Host{Sockets: 2, Switches: 4, GPUs: 9}
+	atCapFile := write(fmt.Sprintf("wide-%d.xml", atCap.N()), []byte(atCap.XML()))
 	// Runs of x<!----> up to just under the 2 MiB cap: the token cap
 	// answers, before any warning is listed.
 	flood := topotest.OneGPU(strings.Repeat("x<!---->", (service.MaxXMLBytes-400)/8))
@@ -274,12 +276,12 @@ func hostileInputs(tb testing.TB, dir string, gpus int) []hostileInput {
 			window.__bigFile = new File([window.__bigLog], 'rank0.log', {type: 'text/plain'}); return true; })()`)
 	}
 	in = append(in,
-		hostileInput{page: "topology", name: fmt.Sprintf("%d-GPU host, file", wide.N()), open: "playground/topology/", waitMs: 400_000,
+		hostileInput{page: "topology", name: fmt.Sprintf("%d-GPU host, file", wide.N()), open: "playground/topology/",
 			act:   func(b *browser, _ string) { upload(b, "[name=xmlfile]", wideFile) },
-			check: boundsCheck("", "", fmt.Sprintf("Transports between the %d GPUs", wide.N()))},
-		hostileInput{page: "topology", name: fmt.Sprintf("%d-GPU host, file", wider.N()), open: "playground/topology/",
-			act:   func(b *browser, _ string) { upload(b, "[name=xmlfile]", widerFile) },
-			check: boundsCheck(fmt.Sprintf("more than the %d local ranks", topo.MaxLocalRanks), "", "")},
+			check: boundsCheck("NCCL_MAX_LOCAL_RANKS", "", "")},
+		hostileInput{page: "topology", name: fmt.Sprintf("%d-GPU host (the cap), file", atCap.N()), open: "playground/topology/", waitMs: 400_000,
+			act:   func(b *browser, _ string) { upload(b, "[name=xmlfile]", atCapFile) },
+			check: boundsCheck("", "", fmt.Sprintf("Transports between the %d GPUs", atCap.N()))},
 		hostileInput{page: "topology", name: "2 MiB of x<!---->, file", open: "playground/topology/",
 			act:   func(b *browser, _ string) { upload(b, "[name=xmlfile]", floodFile) },
 			check: boundsCheck("XML tokens", "flood.xml", "")},
@@ -334,6 +336,8 @@ func longTaskBrowser(tb testing.TB) *browser {
 type longTask struct {
 	Ms   float64 `json:"ms"`
 	What string  `json:"what"`
+	// CLS is the document's cumulative layout shift so far.
+	CLS float64 `json:"cls"`
 	// Err says the page did not answer the input (a build without the
 	// handling it needs, measured by the benchmark); the tasks until then
 	// are still reported.
@@ -389,7 +393,7 @@ func (b *browser) waitAnswer(n int, d time.Duration) error {
 func TestHostileInputsBounded(t *testing.T) {
 	dir := t.TempDir()
 	b := longTaskBrowser(t)
-	for _, in := range hostileInputs(t, dir, 128) {
+	for _, in := range hostileInputs(t, dir) {
 		t.Run(in.page+"/"+in.name, func(t *testing.T) {
 			b.t = t
 			lt := in.run(b, dir)
@@ -397,7 +401,17 @@ func TestHostileInputsBounded(t *testing.T) {
 				t.Fatal(lt.Err)
 			}
 			in.check(b)
-			t.Logf("longest main-thread task %.0f ms (%s)", lt.Ms, lt.What)
+			// The live view replaces the static one, which shows the same
+			// kind of results, without moving what is on the screen (0.1
+			// is the threshold of a good CLS). Not asserted: the doctor,
+			// whose static view is a short note, and a first answer so
+			// slow (a loaded machine) that the live view was shown before
+			// it, for its progress and Cancel button.
+			early := eval[bool](b, `!!(window.__pg && window.__pg.earlyReveal)`)
+			if in.name == "load" && strings.HasPrefix(in.page, "playground-") && in.page != "playground-doctor" && in.page != "playground-index" && !early && lt.CLS > 0.1 {
+				t.Errorf("cumulative layout shift %.3f while the page loads, over 0.1", lt.CLS)
+			}
+			t.Logf("longest main-thread task %.0f ms (%s), layout shift %.3f", lt.Ms, lt.What, lt.CLS)
 		})
 	}
 	b.t = t
@@ -409,7 +423,7 @@ func TestHostileInputsBounded(t *testing.T) {
 // load average, which the figures depend on.
 func BenchmarkLongTasks(bm *testing.B) {
 	dir := bm.TempDir()
-	ins := hostileInputs(bm, dir, 512)
+	ins := hostileInputs(bm, dir)
 	worst := map[string]longTask{}
 	for i := 0; i < bm.N; i++ {
 		b := longTaskBrowser(bm)
@@ -434,7 +448,7 @@ func BenchmarkLongTasks(bm *testing.B) {
 		if worst[k].Err != "" {
 			verdict += "  (the page did not answer: " + worst[k].Err + ")"
 		}
-		fmt.Printf("%-48s %8.0f ms%s\n", k, worst[k].Ms, verdict)
+		fmt.Printf("%-48s %8.0f ms  CLS %.3f%s\n", k, worst[k].Ms, worst[k].CLS, verdict)
 		bm.ReportMetric(worst[k].Ms, metricName(k)+"-ms")
 	}
 }

@@ -146,7 +146,9 @@ function setupTocFollow() {
       mark();
     });
   }, { passive: true });
-  mark();
+  // Marked at the first frame, with the page's own first layout, instead
+  // of forcing that layout while this script runs.
+  requestAnimationFrame(mark);
 }
 
 setupTocFollow();

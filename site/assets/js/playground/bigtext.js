@@ -16,8 +16,11 @@ import { h } from './ui.js';
 // and is more than any real topology dump (tens of KB).
 export const SHOW_BYTES = 256 * 1024;
 
-// utf8Bytes returns the length of s in UTF-8 without encoding it.
+// utf8Bytes returns the length of s in UTF-8. A long string is measured
+// by the browser's own encoder (a Blob of it), which takes a few
+// milliseconds for megabytes where a loop over its code units takes tens.
 export function utf8Bytes(s) {
+  if (s.length > 65536 && typeof Blob !== 'undefined') return new Blob([s]).size;
   let n = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

@@ -24,6 +24,11 @@ const widgets = {
 // A call that takes longer than this shows progress and a Cancel button.
 const SHOW_PROGRESS_MS = 200;
 
+// A first answer that takes this much longer than SHOW_PROGRESS_MS shows
+// the live view before it arrives (for its progress and Cancel button);
+// a quicker one replaces the static view in one step.
+const FIRST_ANSWER_WAIT_MS = 2500;
+
 // The "not taken from the link" note names at most this many parameters.
 const LINK_NOTE_ITEMS = 8;
 
@@ -128,14 +133,27 @@ async function boot() {
       progressText.textContent = '';
       return;
     }
-    busyTimer = setTimeout(() => {
-      // A long first answer: show the live view now, for its progress
-      // and Cancel button.
-      reveal();
+    const showProgress = () => {
       progress.hidden = false;
       progress.removeAttribute('value');
       cancel.hidden = false;
       progressText.textContent = 'Searching…';
+    };
+    busyTimer = setTimeout(() => {
+      if (revealed) {
+        showProgress();
+        return;
+      }
+      // The first answer takes a while (a slow machine, a large system):
+      // the floating note says so, and only when it takes seconds does
+      // the live view replace the static one early, for its progress and
+      // Cancel button.
+      loading.textContent = 'Computing the first answer…';
+      busyTimer = setTimeout(() => {
+        reveal();
+        (window.__pg = window.__pg || { renders: 0, times: [] }).earlyReveal = true;
+        showProgress();
+      }, FIRST_ANSWER_WAIT_MS);
     }, SHOW_PROGRESS_MS);
   };
   cancel.addEventListener('click', () => {
