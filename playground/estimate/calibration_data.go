@@ -47,44 +47,48 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on one dataset only (oci-a100sxm40-8gpu-1node): a single run supports this value; at the lower bound 0.5 of its range",
 				},
-				Band: Band{MedianPct: 2.319, MaxPct: 111.5, OverPct: 94.01, UnderPct: 1.818, Datasets: 3, Sources: 2, Points: 22, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 3.034, MaxPct: 121.3, OverPct: 107.8, UnderPct: 1.817, Datasets: 4, Sources: 3, Points: 24, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "pcie",
 				Efficiency: Param{
-					Value:  1.066,
+					Value:  1.04,
 					Source: "fitted",
 					Datasets: []string{
+						"rtx4090-8gpu-2socket-nps4-p2p",
 						"rtx5090-8gpu-p2p-2socket",
 						"tinygrad-4x4090-p2p-7773x",
 					},
-					Note: "fitted on 2 datasets from 2 sources",
+					Note: "fitted on 3 datasets from 3 sources",
 				},
 				LatencyFactor: Param{
 					Value:  0.25,
 					Source: "fitted",
 					Datasets: []string{
+						"rtx4090-8gpu-2socket-nps4-p2p",
 						"rtx5090-8gpu-p2p-2socket",
 					},
-					Note: "fitted on one dataset only (rtx5090-8gpu-p2p-2socket): a single run supports this value; at the lower bound 0.25 of its range",
+					Note: "fitted on 2 datasets from 2 sources; at the lower bound 0.25 of its range",
 				},
 				RampBytesPerRank: Param{
-					Value:  333200.0,
+					Value:  443400.0,
 					Source: "fitted",
 					Datasets: []string{
+						"rtx4090-8gpu-2socket-nps4-p2p",
 						"rtx5090-8gpu-p2p-2socket",
 					},
-					Note: "fitted on one dataset only (rtx5090-8gpu-p2p-2socket): a single run supports this value",
+					Note: "fitted on 2 datasets from 2 sources",
 				},
 				RampGamma: Param{
 					Value:  1.0,
 					Source: "fitted",
 					Datasets: []string{
+						"rtx4090-8gpu-2socket-nps4-p2p",
 						"rtx5090-8gpu-p2p-2socket",
 					},
-					Note: "fitted on one dataset only (rtx5090-8gpu-p2p-2socket): a single run supports this value; at the upper bound 1 of its range",
+					Note: "fitted on 2 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 8.332, MaxPct: 56.59, OverPct: 11.48, UnderPct: 52.47, Datasets: 2, Sources: 2, Points: 11, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 23.82, MaxPct: 64.4, OverPct: 46.18, UnderPct: 58.22, Datasets: 3, Sources: 3, Points: 19, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-rdma",
@@ -132,16 +136,18 @@ func embeddedCalibration() *Calibration {
 			{
 				Class: "net-host",
 				Efficiency: Param{
-					Value:  0.5198,
+					Value:  0.5432,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-2node-hdr-gdr-sys",
 						"a100pcie-2node-hdr-nogdr-nps4",
+						"a100pcie-2node-hdr-phb-gdr-sys",
+						"a100pcie-2node-hdr-phb-nogdr",
 					},
-					Note: "fitted on 2 datasets that all come from one published source: a single system supports this value",
+					Note: "fitted on 4 datasets from 2 sources",
 				},
 				LatencyFactor: Param{
-					Value:  0.9722,
+					Value:  0.972,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-2node-hdr-gdr-sys",
@@ -150,13 +156,15 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets that all come from one published source: a single system supports this value",
 				},
 				RampBytesPerRank: Param{
-					Value:  869500.0,
+					Value:  951700.0,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-2node-hdr-gdr-sys",
 						"a100pcie-2node-hdr-nogdr-nps4",
+						"a100pcie-2node-hdr-phb-gdr-sys",
+						"a100pcie-2node-hdr-phb-nogdr",
 					},
-					Note: "fitted on 2 datasets that all come from one published source: a single system supports this value",
+					Note: "fitted on 4 datasets from 2 sources",
 				},
 				RampGamma: Param{
 					Value:  0.5,
@@ -164,10 +172,12 @@ func embeddedCalibration() *Calibration {
 					Datasets: []string{
 						"a100pcie-2node-hdr-gdr-sys",
 						"a100pcie-2node-hdr-nogdr-nps4",
+						"a100pcie-2node-hdr-phb-gdr-sys",
+						"a100pcie-2node-hdr-phb-nogdr",
 					},
-					Note: "fitted on 2 datasets that all come from one published source: a single system supports this value; at the lower bound 0.5 of its range",
+					Note: "fitted on 4 datasets from 2 sources; at the lower bound 0.5 of its range",
 				},
-				Band: Band{MedianPct: 64.84, MaxPct: 2887.0, OverPct: 608.3, UnderPct: 8.707, Datasets: 4, Sources: 3, Points: 49, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 15.3, MaxPct: 1963.0, OverPct: 140.5, UnderPct: 15.64, Datasets: 6, Sources: 4, Points: 255, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-tcp",
@@ -272,47 +282,51 @@ func embeddedCalibration() *Calibration {
 			{
 				Class: "shm-xsocket",
 				Efficiency: Param{
-					Value:  0.09879,
+					Value:  0.1221,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-4gpu-xsocket-p2pdisabled",
 						"rtx4090-2gpu-shm-xsocket-allgather",
 						"rtx4090-2gpu-shm-xsocket-allreduce",
 						"rtx4090-2gpu-shm-xsocket-reducescatter",
+						"rtx4090-8gpu-2socket-nps4-shm",
+					},
+					Note: "fitted on 5 datasets from 3 sources",
+				},
+				LatencyFactor: Param{
+					Value:  0.25,
+					Source: "fitted",
+					Datasets: []string{
+						"rtx4090-2gpu-shm-xsocket-allgather",
+						"rtx4090-2gpu-shm-xsocket-allreduce",
+						"rtx4090-2gpu-shm-xsocket-reducescatter",
+						"rtx4090-8gpu-2socket-nps4-shm",
+					},
+					Note: "fitted on 4 datasets from 2 sources; at the lower bound 0.25 of its range",
+				},
+				RampBytesPerRank: Param{
+					Value:  38170.0,
+					Source: "fitted",
+					Datasets: []string{
+						"rtx4090-2gpu-shm-xsocket-allgather",
+						"rtx4090-2gpu-shm-xsocket-allreduce",
+						"rtx4090-2gpu-shm-xsocket-reducescatter",
+						"rtx4090-8gpu-2socket-nps4-shm",
 					},
 					Note: "fitted on 4 datasets from 2 sources",
 				},
-				LatencyFactor: Param{
-					Value:  0.499,
-					Source: "fitted",
-					Datasets: []string{
-						"rtx4090-2gpu-shm-xsocket-allgather",
-						"rtx4090-2gpu-shm-xsocket-allreduce",
-						"rtx4090-2gpu-shm-xsocket-reducescatter",
-					},
-					Note: "fitted on 3 datasets that all come from one published source: a single system supports this value",
-				},
-				RampBytesPerRank: Param{
-					Value:  26670.0,
-					Source: "fitted",
-					Datasets: []string{
-						"rtx4090-2gpu-shm-xsocket-allgather",
-						"rtx4090-2gpu-shm-xsocket-allreduce",
-						"rtx4090-2gpu-shm-xsocket-reducescatter",
-					},
-					Note: "fitted on 3 datasets that all come from one published source: a single system supports this value",
-				},
 				RampGamma: Param{
-					Value:  0.975,
+					Value:  0.9821,
 					Source: "fitted",
 					Datasets: []string{
 						"rtx4090-2gpu-shm-xsocket-allgather",
 						"rtx4090-2gpu-shm-xsocket-allreduce",
 						"rtx4090-2gpu-shm-xsocket-reducescatter",
+						"rtx4090-8gpu-2socket-nps4-shm",
 					},
-					Note: "fitted on 3 datasets that all come from one published source: a single system supports this value",
+					Note: "fitted on 4 datasets from 2 sources",
 				},
-				Band: Band{MedianPct: 61.48, MaxPct: 126.4, OverPct: 104.1, UnderPct: 40.25, Datasets: 4, Sources: 2, Points: 28, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 81.1, MaxPct: 219.8, OverPct: 164.0, UnderPct: 89.37, Datasets: 5, Sources: 3, Points: 36, MinBytes: 1048576, OutOfSample: true},
 			},
 		},
 		Datasets: []DatasetUse{
@@ -335,6 +349,26 @@ func embeddedCalibration() *Calibration {
 				Constrains: []string{
 					"efficiency",
 					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "a100pcie-2node-hdr-phb-gdr-sys",
+				Source: "github.com/thomaslie210",
+				Class:  "net-host",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "a100pcie-2node-hdr-phb-nogdr",
+				Source: "github.com/thomaslie210",
+				Class:  "net-host",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
 					"ramp_bytes_per_rank",
 				},
 			},
@@ -481,6 +515,15 @@ func embeddedCalibration() *Calibration {
 				},
 			},
 			{
+				ID:     "h100pcie-2gpu-nvlink-bridge",
+				Source: "author:chinthysl",
+				Class:  "nvlink",
+				Reason: "The NVLink link count is not published. The topology assumes the usual three bridges (NV12, 247 GB/s in NCCL's model); at that count both NCCL's model and the estimate predict about twice the measured 116 GB/s, which would instead fit about six links. A run whose link count is unknown cannot calibrate the NVLink efficiency.",
+				Constrains: []string{
+					"efficiency",
+				},
+			},
+			{
 				ID:     "kalavai-4090-2gpu-docker",
 				Source: "github.com/kalavai-net",
 				Class:  "shm",
@@ -609,6 +652,28 @@ func embeddedCalibration() *Calibration {
 			{
 				ID:     "rtx4090-2gpu-shm-xsocket-reducescatter",
 				Source: "public github text file (console log of comprehensive_nccl_tests.sh) (repository not recorded)",
+				Class:  "shm-xsocket",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "rtx4090-8gpu-2socket-nps4-p2p",
+				Source: "blog.chlc.cc/p/rtx4090-gpudirect-p2p-unlocked",
+				Class:  "pcie",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "rtx4090-8gpu-2socket-nps4-shm",
+				Source: "blog.chlc.cc/p/rtx4090-gpudirect-p2p-unlocked",
 				Class:  "shm-xsocket",
 				Fitted: true,
 				Constrains: []string{
