@@ -14,40 +14,44 @@ func embeddedCalibration() *Calibration {
 			{
 				Class: "nvlink",
 				Efficiency: Param{
-					Value:  0.9766,
+					Value:  0.9828,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-nvlink-bridge-nv4",
 						"dgxa100-4gpu-nvswitch-nccl2.16",
 						"oci-a100sxm40-8gpu-1node",
+						"snellius-h100-4gpu-nvlink",
 					},
-					Note: "fitted on 3 datasets from 2 sources",
+					Note: "fitted on 4 datasets from 3 sources",
 				},
 				LatencyFactor: Param{
-					Value:  2.066,
+					Value:  1.794,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
+						"snellius-h100-4gpu-nvlink",
 					},
-					Note: "fitted on one dataset only (oci-a100sxm40-8gpu-1node): a single run supports this value",
+					Note: "fitted on 2 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  1.604e+06,
+					Value:  1024.0,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
+						"snellius-h100-4gpu-nvlink",
 					},
-					Note: "fitted on one dataset only (oci-a100sxm40-8gpu-1node): a single run supports this value",
+					Note: "fitted on 2 datasets from 2 sources; at the lower bound 1024 of its range",
 				},
 				RampGamma: Param{
 					Value:  0.5,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
+						"snellius-h100-4gpu-nvlink",
 					},
-					Note: "fitted on one dataset only (oci-a100sxm40-8gpu-1node): a single run supports this value; at the lower bound 0.5 of its range",
+					Note: "fitted on 2 datasets from 2 sources; at the lower bound 0.5 of its range",
 				},
-				Band: Band{MedianPct: 3.034, MaxPct: 121.3, OverPct: 107.8, UnderPct: 1.817, Datasets: 4, Sources: 3, Points: 24, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 35.28, MaxPct: 139.3, OverPct: 118.4, UnderPct: 68.23, Datasets: 5, Sources: 4, Points: 32, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "pcie",
@@ -93,7 +97,7 @@ func embeddedCalibration() *Calibration {
 			{
 				Class: "net-rdma",
 				Efficiency: Param{
-					Value:  1.056,
+					Value:  1.054,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
@@ -101,37 +105,41 @@ func embeddedCalibration() *Calibration {
 						"oci-h100-2node-16gpu-roce",
 						"oci-h200-2node-16gpu-roce",
 						"oke-a100-2node-16gpu-rdma",
+						"snellius-h100-2node-8gpu-ib",
 					},
-					Note: "fitted on 5 datasets from 4 sources",
+					Note: "fitted on 6 datasets from 5 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.42,
+					Value:  1.262,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
 						"oke-a100-2node-16gpu-rdma",
+						"snellius-h100-2node-8gpu-ib",
 					},
-					Note: "fitted on 2 datasets from 2 sources",
+					Note: "fitted on 3 datasets from 3 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  149000.0,
+					Value:  1024.0,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
 						"oke-a100-2node-16gpu-rdma",
+						"snellius-h100-2node-8gpu-ib",
 					},
-					Note: "fitted on 2 datasets from 2 sources",
+					Note: "fitted on 3 datasets from 3 sources; at the lower bound 1024 of its range",
 				},
 				RampGamma: Param{
-					Value:  1.0,
+					Value:  0.6627,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
 						"oke-a100-2node-16gpu-rdma",
+						"snellius-h100-2node-8gpu-ib",
 					},
-					Note: "fitted on 2 datasets from 2 sources; at the upper bound 1 of its range",
+					Note: "fitted on 3 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 14.51, MaxPct: 543.7, OverPct: 64.6, UnderPct: 15.45, Datasets: 9, Sources: 6, Points: 97, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 15.48, MaxPct: 588.5, OverPct: 70.87, UnderPct: 15.7, Datasets: 10, Sources: 7, Points: 110, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-host",
@@ -177,7 +185,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 4 datasets from 2 sources; at the lower bound 0.5 of its range",
 				},
-				Band: Band{MedianPct: 15.3, MaxPct: 1963.0, OverPct: 140.5, UnderPct: 15.64, Datasets: 6, Sources: 4, Points: 255, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 15.3, MaxPct: 1983.0, OverPct: 140.5, UnderPct: 15.64, Datasets: 6, Sources: 4, Points: 255, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-tcp",
@@ -686,6 +694,28 @@ func embeddedCalibration() *Calibration {
 				ID:     "rtx5090-8gpu-p2p-2socket",
 				Source: "github.com/aikitoria",
 				Class:  "pcie",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "snellius-h100-2node-8gpu-ib",
+				Source: "github.com/odissei-benchmarks",
+				Class:  "net-rdma",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "snellius-h100-4gpu-nvlink",
+				Source: "github.com/odissei-benchmarks",
+				Class:  "nvlink",
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
