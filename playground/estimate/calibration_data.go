@@ -7,14 +7,14 @@ package estimate
 func embeddedCalibration() *Calibration {
 	return &Calibration{
 		Version:   1,
-		Formula:   "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message",
+		Formula:   "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw, without an NVSwitch times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message",
 		NCCLModel: "v2.30.7-1",
-		Objective: "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s), and its latency factor and ramp (scale and gamma) where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); latency and ramp of classes without such rows take the mean of the classes that have them; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency 0.01-4, host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits",
+		Objective: "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s), and its latency factor and ramp (scale and gamma) where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency 0.01-4, host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits",
 		Classes: []ClassParams{
 			{
 				Class: "nvlink",
 				Efficiency: Param{
-					Value:  0.9828,
+					Value:  0.9708,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-nvlink-bridge-nv4",
@@ -25,7 +25,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 3 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.794,
+					Value:  1.197,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -34,24 +34,24 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  1024.0,
+					Value:  1.619e+06,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
 						"snellius-h100-4gpu-nvlink",
 					},
-					Note: "fitted on 2 datasets from 2 sources; at the lower bound 1024 of its range",
+					Note: "fitted on 2 datasets from 2 sources",
 				},
 				RampGamma: Param{
-					Value:  0.5,
+					Value:  0.9644,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
 						"snellius-h100-4gpu-nvlink",
 					},
-					Note: "fitted on 2 datasets from 2 sources; at the lower bound 0.5 of its range",
+					Note: "fitted on 2 datasets from 2 sources",
 				},
-				Band: Band{MedianPct: 35.28, MaxPct: 139.3, OverPct: 118.4, UnderPct: 68.23, Datasets: 5, Sources: 4, Points: 32, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 4.981, MaxPct: 109.9, OverPct: 106.9, UnderPct: 5.044, Datasets: 5, Sources: 4, Points: 32, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "pcie",
@@ -92,7 +92,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 2 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 23.82, MaxPct: 64.4, OverPct: 46.18, UnderPct: 58.22, Datasets: 3, Sources: 3, Points: 19, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 21.92, MaxPct: 40.18, OverPct: 36.32, UnderPct: 35.86, Datasets: 3, Sources: 3, Points: 19, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-rdma",
@@ -144,7 +144,7 @@ func embeddedCalibration() *Calibration {
 			{
 				Class: "net-host",
 				Efficiency: Param{
-					Value:  0.5432,
+					Value:  0.5426,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-2node-hdr-gdr-sys",
@@ -155,16 +155,16 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources",
 				},
 				LatencyFactor: Param{
-					Value:  0.972,
-					Source: "fitted",
+					Value:  1.0,
+					Source: "bound",
 					Datasets: []string{
 						"a100pcie-2node-hdr-gdr-sys",
 						"a100pcie-2node-hdr-nogdr-nps4",
 					},
-					Note: "fitted on 2 datasets that all come from one published source: a single system supports this value",
+					Note: "small-message rows from 1 independent source(s) only, fewer than the 2 that identify it: NCCL's own latency (factor 1)",
 				},
 				RampBytesPerRank: Param{
-					Value:  951700.0,
+					Value:  877200.0,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-2node-hdr-gdr-sys",
@@ -185,7 +185,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 4 datasets from 2 sources; at the lower bound 0.5 of its range",
 				},
-				Band: Band{MedianPct: 15.3, MaxPct: 1983.0, OverPct: 140.5, UnderPct: 15.64, Datasets: 6, Sources: 4, Points: 255, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 28.64, MaxPct: 1961.0, OverPct: 102.4, UnderPct: 28.97, Datasets: 6, Sources: 4, Points: 255, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-tcp",
@@ -225,7 +225,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 2 datasets from 2 sources",
 				},
-				Band: Band{MedianPct: 37.41, MaxPct: 68.04, OverPct: 53.02, UnderPct: 54.3, Datasets: 2, Sources: 2, Points: 22, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 42.02, MaxPct: 232.8, OverPct: 216.9, UnderPct: 58.03, Datasets: 2, Sources: 2, Points: 22, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "shm",
@@ -285,7 +285,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 5 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 18.2, MaxPct: 96.99, OverPct: 92.2, UnderPct: 32.56, Datasets: 7, Sources: 3, Points: 66, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 17.37, MaxPct: 94.51, OverPct: 90.67, UnderPct: 32.56, Datasets: 7, Sources: 3, Points: 66, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "shm-xsocket",
@@ -334,7 +334,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 4 datasets from 2 sources",
 				},
-				Band: Band{MedianPct: 81.1, MaxPct: 219.8, OverPct: 164.0, UnderPct: 89.37, Datasets: 5, Sources: 3, Points: 36, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 80.25, MaxPct: 209.2, OverPct: 158.0, UnderPct: 89.81, Datasets: 5, Sources: 3, Points: 36, MinBytes: 1048576, OutOfSample: true},
 			},
 		},
 		Datasets: []DatasetUse{

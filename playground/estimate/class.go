@@ -216,6 +216,11 @@ func Route(res *model.Result, fabric Fabric) (Routing, error) {
 	if nodes > 1 && netClass == ClassNetRDMA && netThroughHost(res, lp) {
 		netClass = ClassNetHost
 	}
+	// Without an NVSwitch every NVLink connects one pair of GPUs, so a
+	// channel's hop to a peer uses only the links to that peer; with one,
+	// every peer is reached over all of the GPU's links (NCCL keeps a
+	// single NVS node, src/graph/topo.cc).
+	direct := res.Analysis.Local.Count(topo.NVS) == 0
 	for a := tune.Algorithm(0); a < tune.NumAlgorithms; a++ {
 		if nodes > 1 {
 			rt.Algo[a] = netClass
@@ -225,12 +230,12 @@ func Route(res *model.Result, fabric Fabric) (Routing, error) {
 		switch a {
 		case tune.Tree, tune.PAT:
 			c = graphClass(res.Search.Tree, pc, n, false)
-			rt.Hops[a], rt.GraphBw[a] = graphHops(res.Search.Tree, hops, n, false)
+			rt.Hops[a], rt.GraphBw[a] = graphHops(res.Search.Tree, hops, n, false, direct)
 		case tune.NVLS, tune.NVLSTree:
 			c = ClassNVLink
 		case tune.Ring:
 			c = ringIntra
-			rt.Hops[a], rt.GraphBw[a] = graphHops(res.Search.Ring, hops, n, true)
+			rt.Hops[a], rt.GraphBw[a] = graphHops(res.Search.Ring, hops, n, true, direct)
 		default:
 			c = ringIntra
 		}
@@ -326,30 +331,51 @@ func graphClass(g *graph.Graph, pc []Class, n int, wrap bool) Class {
 // graphHops lists the distinct hops between consecutive GPUs of g's
 // channels (wrap adds the hop from the last GPU back to the first) and
 // NCCL's bandwidth of the graph, channels × per-channel bandwidth.
-func graphHops(g *graph.Graph, hops []Hop, n int, wrap bool) ([]Hop, float64) {
+//
+// With direct NVLink (no NVSwitch: direct is set) the links between two
+// GPUs carry only the channels that step from one to the other. Every
+// channel moves the same share of the traffic, so a pair used by k of the
+// graph's C channels limits the whole graph to its links' bandwidth × C/k:
+// the hop's bandwidth is scaled by that factor. A 4-GPU board with 6
+// links per pair whose rings alternate over all three peers thus reaches
+// about three pairs' worth, as the GPU's 18 links allow; a bridged pair
+// (every channel on the same peer) keeps the pair's links.
+func graphHops(g *graph.Graph, hops []Hop, n int, wrap, direct bool) ([]Hop, float64) {
 	if g == nil || g.NChannels <= 0 || g.BwIntra <= 0 {
 		return nil, 0
 	}
+	var edges [][2]int
+	for _, ch := range g.Channels {
+		for i := 1; i < len(ch.GPUs); i++ {
+			edges = append(edges, [2]int{ch.GPUs[i-1], ch.GPUs[i]})
+		}
+		if wrap && len(ch.GPUs) > 1 {
+			edges = append(edges, [2]int{ch.GPUs[len(ch.GPUs)-1], ch.GPUs[0]})
+		}
+	}
+	uses := map[[2]int]int{}
+	for _, e := range edges {
+		uses[e]++
+	}
 	var out []Hop
 	seen := map[Hop]bool{}
-	add := func(a, b int) {
+	for _, e := range edges {
+		a, b := e[0], e[1]
 		if a == b || a < 0 || b < 0 || a >= n || b >= n {
-			return
+			continue
 		}
 		h := hops[a*n+b]
-		if h.Class == "" || seen[h] {
-			return
+		if h.Class == "" {
+			continue
+		}
+		if direct && h.Class == ClassNVLink && len(g.Channels) > 0 {
+			h.PathBw *= float64(len(g.Channels)) / float64(uses[e])
+		}
+		if seen[h] {
+			continue
 		}
 		seen[h] = true
 		out = append(out, h)
-	}
-	for _, ch := range g.Channels {
-		for i := 1; i < len(ch.GPUs); i++ {
-			add(ch.GPUs[i-1], ch.GPUs[i])
-		}
-		if wrap && len(ch.GPUs) > 1 {
-			add(ch.GPUs[len(ch.GPUs)-1], ch.GPUs[0])
-		}
 	}
 	return out, float64(g.NChannels) * float64(g.BwIntra)
 }

@@ -19,7 +19,11 @@
 //
 // where L is the model's latency of the cell, λ scales it (the
 // small-message floor), ρ·n_a·k_p is the bus size over which the bandwidth
-// ramps up to the plateau P and γ sets how gradual the ramp is. The ramp
+// ramps up to the plateau P and γ sets how gradual the ramp is. λ, ρ and
+// γ describe the software and the platform's per-step costs rather than a
+// bound of the topology, so a class fits them only where at least two
+// independent sources have rows in that regime (MinShapeSources); a class
+// without keeps NCCL's own latency (λ = 1) and no ramp beyond it. The ramp
 // grows with the protocol's buffer (k_p = buffer(p) / buffer(Simple)) and,
 // for Ring and PAT, with the ring length (n_a = n: the message is cut into
 // n pieces that each cross the pipeline in buffer-sized chunks); Tree,
@@ -35,7 +39,10 @@
 // carries it:
 //
 //   - NVLink P2P: η_nvlink × links × per-link bandwidth (NCCL's NVLink path
-//     bandwidth);
+//     bandwidth); without an NVSwitch the links of a pair carry only the
+//     channels stepping over that pair, so a pair used by k of C channels
+//     allows C/k times its links (a 4-GPU all-to-all board reaches its
+//     GPUs' 18 links, a bridged pair keeps the bridge's);
 //   - PCIe P2P: η_pcie × the narrowest PCIe link between the GPUs (the
 //     switch or the root complex; generation × width as NCCL reads them,
 //     src/graph/topo.cc, ncclTopoAddPci);

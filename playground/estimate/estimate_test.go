@@ -277,9 +277,14 @@ func TestEstimateBlocks(t *testing.T) {
 			t.Errorf("%d: band [%v, %v] does not hold %v", n, c.BusBwLowGBps, *c.BusBwHighGBps, c.BusBwGBps)
 		}
 	}
+	// For a tiny message the ramp term Sbus/P/(1-exp(-(Sbus/R)^γ)) is at
+	// most R/P (its limit for γ = 1; below it for γ < 1, where it tends to
+	// zero), so the time lies between the latency floor and the floor plus
+	// ramp/plateau.
 	e, _ := s.Estimate(tune.Request{Func: tune.AllReduce, NBytes: 8})
-	if e.Calibrated.TimeUs > 1.05*e.Calibrated.LatencyUs {
-		t.Errorf("8 bytes: %v us, floor %v us", e.Calibrated.TimeUs, e.Calibrated.LatencyUs)
+	c := e.Calibrated
+	if lim := c.LatencyUs + c.RampBusBytes/(1e3*c.PlateauBusBwGBps); c.TimeUs < c.LatencyUs || c.TimeUs > 1.05*lim {
+		t.Errorf("8 bytes: %v us, floor %v us, floor plus the ramp's limit %v us", c.TimeUs, c.LatencyUs, lim)
 	}
 	big, _ := s.Estimate(tune.Request{Func: tune.AllReduce, NBytes: 1 << 40})
 	if r := big.Calibrated.BusBwGBps / big.Calibrated.PlateauBusBwGBps; r < 0.99 || r > 1 {
@@ -704,5 +709,87 @@ func TestRampRanks(t *testing.T) {
 		if got := RampRanks(tc.a, tc.n); got != tc.want {
 			t.Errorf("RampRanks(%v, %d) = %v, want %v", tc.a, tc.n, got, tc.want)
 		}
+	}
+}
+
+// TestDirectNVLinkHops checks the ring's NVLink hop bandwidth without an
+// NVSwitch: a pair used by k of the ring's C channels allows C/k times the
+// pair's links. On the 4-GPU all-to-all board (6 links per pair, 123.6
+// GB/s in NCCL's model: 6 × SM90_NVLINK_BW 20.6) the rings alternate over
+// the three peers, so the bound must exceed one pair's links; on a bridged
+// pair every channel uses the bridge and the hop keeps the pair's links
+// (a40-2x-nvlink-bridge: 4 × SM86_NVLINK_BW 12 = 48 GB/s); through an
+// NVSwitch every peer is reached over all links and nothing is scaled
+// (a100-sxm-8x: 12 × 20 = 240 GB/s).
+func TestDirectNVLinkHops(t *testing.T) {
+	for _, tc := range []struct {
+		preset   string
+		pairBw   float64
+		moreThan bool
+	}{
+		{"h100-4x-nvlink-4ib", 123.6, true},
+		{"a40-2x-nvlink-bridge", 48, false},
+		{"a100-sxm-8x", 240, false},
+	} {
+		s := system(t, tc.preset, 1, nil, FabricAuto)
+		hops := s.Routing().Hops[tune.Ring]
+		if len(hops) == 0 {
+			t.Fatalf("%s: no ring hops", tc.preset)
+		}
+		low := math.Inf(1)
+		for _, h := range hops {
+			if h.Class != ClassNVLink {
+				t.Fatalf("%s: hop %+v is not NVLink", tc.preset, h)
+			}
+			low = math.Min(low, h.PathBw)
+		}
+		if tc.moreThan && !(low > 1.5*tc.pairBw) {
+			t.Errorf("%s: slowest ring hop %.1f GB/s, want more than 1.5 pairs (%.1f)", tc.preset, low, tc.pairBw)
+		}
+		if !tc.moreThan && math.Abs(low-tc.pairBw) > 0.01 {
+			t.Errorf("%s: slowest ring hop %.1f GB/s, want the pair's %.1f", tc.preset, low, tc.pairBw)
+		}
+	}
+}
+
+// TestShapeNeedsTwoSources fits synthetic copies of one published run: a
+// latency factor and ramp that one source supports are not fitted (NCCL's
+// own latency, factor 1, no ramp), while two sources with the same rows
+// fit them. The efficiency is fitted either way.
+func TestShapeNeedsTwoSources(t *testing.T) {
+	sets, build, _ := fixtures(t)
+	var base *Dataset
+	for _, d := range sets {
+		if d.ID == "oke-a100-2node-16gpu-rdma" {
+			base = d
+		}
+	}
+	if base == nil {
+		t.Fatal("dataset oke-a100-2node-16gpu-rdma missing")
+	}
+	copyAs := func(id, author string) *Dataset {
+		d := *base
+		d.ID, d.Source.Author = id, author
+		return &d
+	}
+	ctx := context.Background()
+	one, err := Fit(ctx, []*Dataset{copyAs("a", "one"), copyAs("b", "one")}, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := Fit(ctx, []*Dataset{copyAs("a", "one"), copyAs("b", "two")}, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, _ := one.For(ClassNetRDMA)
+	p2, _ := two.For(ClassNetRDMA)
+	if p1.LatencyFactor.Source != "bound" || p1.LatencyFactor.Value != 1 || p1.RampBytesPerRank.Source != "bound" {
+		t.Errorf("one source: latency %+v, ramp %+v; want NCCL's own latency and no ramp", p1.LatencyFactor, p1.RampBytesPerRank)
+	}
+	if p2.LatencyFactor.Source != "fitted" || p2.RampBytesPerRank.Source != "fitted" {
+		t.Errorf("two sources: latency %+v, ramp %+v; want both fitted", p2.LatencyFactor, p2.RampBytesPerRank)
+	}
+	if p1.Efficiency.Source != "fitted" || p2.Efficiency.Source != "fitted" {
+		t.Errorf("efficiency sources %s, %s; want fitted", p1.Efficiency.Source, p2.Efficiency.Source)
 	}
 }

@@ -340,10 +340,10 @@ func objective(sets []*prepared, ps *paramSet, buf [][]float64) float64 {
 }
 
 // FitObjective describes the fit in words (written to the calibration).
-const FitObjective = "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s), and its latency factor and ramp (scale and gamma) where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); latency and ramp of classes without such rows take the mean of the classes that have them; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency 0.01-4, host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits"
+const FitObjective = "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s), and its latency factor and ramp (scale and gamma) where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency 0.01-4, host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits"
 
 // Formula is the calibrated model in one line.
-const Formula = "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message"
+const Formula = "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw, without an NVSwitch times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message"
 
 // Fit fits the calibration on the datasets marked fit and measures the
 // error bands on all of them. The result is deterministic.
@@ -388,17 +388,37 @@ func prepareAll(ctx context.Context, sets []*Dataset, build Builder) (all, fitte
 }
 
 // support lists, per parameter of one class, the datasets that constrain
-// it.
-type support struct{ eff, lam, rho []string }
+// it; lamWeak and rhoWeak hold the datasets of a latency or ramp regime
+// that too few independent sources cover to fit it (MinShapeSources).
+type support struct{ eff, lam, rho, lamWeak, rhoWeak []string }
+
+// MinShapeSources is the number of independent sources a class needs in
+// a regime (small messages for the latency factor, mid sizes for the
+// ramp) before it fits that regime's parameters.
+const MinShapeSources = 2
+
+// Physical baseline of the latency and ramp: NCCL's own latency and no
+// ramp beyond it (the scale at its lower bound, 1 KiB per rank, linear).
+const (
+	baseLatencyFactor = 1
+	baseRampBytes     = 1 << 10
+	baseRampGamma     = 1
+)
+
+// sourceCount is the number of independent sources among the datasets ids.
+func sourceCount(ids []string, sources map[string]string) int {
+	m := map[string]bool{}
+	for _, id := range ids {
+		m[sources[id]] = true
+	}
+	return len(m)
+}
 
 // fitResult is a fitted parameter set with the evidence behind each value.
 type fitResult struct {
-	ps               *paramSet
-	sup              map[Class]*support
-	poolLam, poolRho []string
-	lamPool, rhoPool float64
-	gammaPool        float64
-	sources          map[string]string // dataset id -> source key
+	ps      *paramSet
+	sup     map[Class]*support
+	sources map[string]string // dataset id -> source key
 	// hostPooled is set when the host staging rate was fitted on
 	// cross-socket runs only.
 	hostPooled bool
@@ -430,15 +450,28 @@ func fitParams(ctx context.Context, fitted []*prepared) (*fitResult, error) {
 			}
 			if k[paramLatency] {
 				fr.sup[c].lam = append(fr.sup[c].lam, p.d.ID)
-				fr.poolLam = append(fr.poolLam, p.d.ID)
 			}
 			if k[paramRamp] {
 				fr.sup[c].rho = append(fr.sup[c].rho, p.d.ID)
-				fr.poolRho = append(fr.poolRho, p.d.ID)
 			}
 		}
 	}
-	fr.poolLam, fr.poolRho = uniq(fr.poolLam), uniq(fr.poolRho)
+	// A latency factor or ramp is a property of the software and the
+	// platform's per-step costs, not of a bound the topology gives: one
+	// source cannot tell it apart from that source's own setup (NCCL
+	// version, launcher, CPU). A class fits them only where at least
+	// MinShapeSources independent sources have rows in the regime;
+	// otherwise it keeps NCCL's own latency (factor 1) and no ramp beyond
+	// it, the physical baseline, rather than another class's values.
+	for _, c := range Classes() {
+		sup := fr.sup[c]
+		if sourceCount(sup.lam, fr.sources) < MinShapeSources {
+			sup.lamWeak, sup.lam = sup.lam, nil
+		}
+		if sourceCount(sup.rho, fr.sources) < MinShapeSources {
+			sup.rhoWeak, sup.rho = sup.rho, nil
+		}
+	}
 
 	// Starting point: efficiency from the largest rows, λ 1.5, ρ 1 MiB,
 	// γ 0.75.
@@ -477,39 +510,23 @@ func fitParams(ctx context.Context, fitted []*prepared) (*fitResult, error) {
 		ps.host = 2
 	}
 	// The classes are independent: each is fitted on the datasets that
-	// touch it. Classes with their own latency or ramp rows go first; the
-	// others then take the pooled values (geometric mean of λ and ρ,
-	// arithmetic mean of γ over the classes that fitted them).
-	var lams, rhos, gammas []float64
-	fr.lamPool, fr.rhoPool, fr.gammaPool = 1.5, float64(1<<20), 0.75
-	for pass := 0; pass < 2; pass++ {
-		if pass == 1 {
-			fr.lamPool, fr.rhoPool, fr.gammaPool = geomean(lams, fr.lamPool), geomean(rhos, fr.rhoPool), mean(gammas, fr.gammaPool)
-			for _, c := range Classes() {
-				ci := classIndex(c)
-				if len(fr.sup[c].lam) == 0 {
-					ps.lam[ci] = fr.lamPool
-				}
-				if len(fr.sup[c].rho) == 0 {
-					ps.rho[ci], ps.gamma[ci] = fr.rhoPool, fr.gammaPool
-				}
-			}
+	// touch it, its latency factor and ramp only where enough sources
+	// cover them (the others stay at NCCL's own latency without a ramp).
+	for _, c := range Classes() {
+		ci := classIndex(c)
+		if len(fr.sup[c].lam) == 0 {
+			ps.lam[ci] = baseLatencyFactor
 		}
-		for _, c := range Classes() {
-			own := len(fr.sup[c].lam) > 0 || len(fr.sup[c].rho) > 0
-			if len(fr.sup[c].eff) == 0 || own != (pass == 0) {
-				continue
-			}
-			if _, err := fitClass(ctx, fitted, ps, c, len(fr.sup[c].lam) > 0, len(fr.sup[c].rho) > 0); err != nil {
-				return nil, err
-			}
-			ci := classIndex(c)
-			if len(fr.sup[c].lam) > 0 {
-				lams = append(lams, ps.lam[ci])
-			}
-			if len(fr.sup[c].rho) > 0 {
-				rhos, gammas = append(rhos, ps.rho[ci]), append(gammas, ps.gamma[ci])
-			}
+		if len(fr.sup[c].rho) == 0 {
+			ps.rho[ci], ps.gamma[ci] = baseRampBytes, baseRampGamma
+		}
+	}
+	for _, c := range Classes() {
+		if len(fr.sup[c].eff) == 0 {
+			continue
+		}
+		if _, err := fitClass(ctx, fitted, ps, c, len(fr.sup[c].lam) > 0, len(fr.sup[c].rho) > 0); err != nil {
+			return nil, err
 		}
 	}
 	// Without a single-socket SHM run the host staging rate is fitted on
@@ -569,14 +586,14 @@ func assemble(fr *fitResult, all []*prepared) *Calibration {
 		if len(sup.lam) > 0 {
 			cp.LatencyFactor = Param{Value: round4(ps.lam[ci]), Source: "fitted", Datasets: sup.lam, Note: supportNote(sup.lam, fr.sources) + lamBox.boundNote(ps.lam[ci])}
 		} else {
-			cp.LatencyFactor = Param{Value: round4(fr.lamPool), Source: "pooled", Datasets: fr.poolLam, Note: "no small-message rows of this class: the geometric mean of the classes that have them"}
+			cp.LatencyFactor = Param{Value: baseLatencyFactor, Source: "bound", Datasets: nonNil(sup.lamWeak), Note: weakNote("small-message", sup.lamWeak, fr.sources) + "NCCL's own latency (factor 1)"}
 		}
 		if len(sup.rho) > 0 {
 			cp.RampBytesPerRank = Param{Value: round4(ps.rho[ci]), Source: "fitted", Datasets: sup.rho, Note: supportNote(sup.rho, fr.sources) + rhoBox.boundNote(ps.rho[ci])}
 			cp.RampGamma = Param{Value: round4(ps.gamma[ci]), Source: "fitted", Datasets: sup.rho, Note: supportNote(sup.rho, fr.sources) + gammaBox.boundNote(ps.gamma[ci])}
 		} else {
-			cp.RampBytesPerRank = Param{Value: round4(fr.rhoPool), Source: "pooled", Datasets: fr.poolRho, Note: "no mid-size rows of this class: the geometric mean of the classes that have them"}
-			cp.RampGamma = Param{Value: round4(fr.gammaPool), Source: "pooled", Datasets: fr.poolRho, Note: "no mid-size rows of this class: the mean of the classes that have them"}
+			cp.RampBytesPerRank = Param{Value: baseRampBytes, Source: "bound", Datasets: nonNil(sup.rhoWeak), Note: weakNote("mid-size", sup.rhoWeak, fr.sources) + "no ramp beyond NCCL's latency (the scale at its lower bound)"}
+			cp.RampGamma = Param{Value: baseRampGamma, Source: "bound", Datasets: nonNil(sup.rhoWeak), Note: weakNote("mid-size", sup.rhoWeak, fr.sources) + "no ramp beyond NCCL's latency (linear)"}
 		}
 		cal.Classes = append(cal.Classes, cp)
 	}
@@ -800,30 +817,6 @@ func fitOn(ctx context.Context, fitted []*prepared, ps *paramSet, c, touch Class
 	return loss, nil
 }
 
-// geomean is the geometric mean of v, or def when v is empty.
-// mean is the arithmetic mean of v, or def when v is empty.
-func mean(v []float64, def float64) float64 {
-	if len(v) == 0 {
-		return def
-	}
-	var s float64
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
-func geomean(v []float64, def float64) float64 {
-	if len(v) == 0 {
-		return def
-	}
-	var s float64
-	for _, x := range v {
-		s += math.Log(x)
-	}
-	return math.Exp(s / float64(len(v)))
-}
-
 // paramSetOf copies a calibration into the fit's parameter arrays.
 func paramSetOf(cal *Calibration) *paramSet {
 	ps := &paramSet{host: math.Inf(1)}
@@ -840,6 +833,24 @@ func paramSetOf(cal *Calibration) *paramSet {
 	return ps
 }
 
+// weakNote says why a latency or ramp parameter was not fitted: no rows
+// of its regime, or rows from too few independent sources.
+func weakNote(regime string, ids []string, sources map[string]string) string {
+	if len(ids) == 0 {
+		return "no " + regime + " rows of this class: "
+	}
+	return fmt.Sprintf("%s rows from %d independent source(s) only, fewer than the %d that identify it: ", regime, sourceCount(ids, sources), MinShapeSources)
+}
+
+// nonNil returns ids, or an empty list for nil (the YAML lists every
+// parameter's datasets).
+func nonNil(ids []string) []string {
+	if ids == nil {
+		return []string{}
+	}
+	return ids
+}
+
 // supportNote flags parameters that rest on one dataset or one source.
 func supportNote(ids []string, sources map[string]string) string {
 	src := map[string]bool{}
@@ -853,18 +864,6 @@ func supportNote(ids []string, sources map[string]string) string {
 		return fmt.Sprintf("fitted on %d datasets that all come from one published source: a single system supports this value", len(ids))
 	}
 	return fmt.Sprintf("fitted on %d datasets from %d sources", len(ids), len(src))
-}
-
-func uniq(s []string) []string {
-	seen := map[string]bool{}
-	out := []string{}
-	for _, v := range s {
-		if !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 func logit(p float64) float64   { return math.Log(p / (1 - p)) }
