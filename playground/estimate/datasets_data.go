@@ -1347,7 +1347,7 @@ func embeddedDatasets() []*Dataset {
 				"Only sizes from 1 GiB were run, so the run constrains the bandwidth plateau only.",
 				"The link count (three bridges, NV12) is an assumption: the post does not show nvidia-smi topo. The 24 channels NCCL opened fit 12 links.",
 				"The host CPU and PCIe layout are assumed (AMD, each GPU on its own root complex, as bus ids 01 and 21 suggest).",
-				"The copy ends inside the 4 GiB row (out-of-place 36943 us, 116.26 GB/s); that row is not used.",
+				"The copy ends inside the 4 GiB row (out-of-place 36943 us, 116.26 GB/s); that row is not used, and raw describes it in words instead of copying the incomplete line.",
 			},
 			Rows: []Row{
 				{Bytes: 1073741824, Count: 268435456, TimeUs: 9306.7, AlgBwGBps: 115.37, BusBwGBps: 115.37, TimeUsInPlace: 9291.5, AlgBwInPlace: 115.56, BusBwInPlace: 115.56},
