@@ -19,8 +19,10 @@ export const SHOW_BYTES = 256 * 1024;
 // utf8Bytes returns the length of s in UTF-8. A long string is measured
 // by the browser's own encoder (a Blob of it), which takes a few
 // milliseconds for megabytes where a loop over its code units takes tens.
+// BLOB_FROM is where the Blob starts to pay (a choice, not a model limit).
+const BLOB_FROM = 50000;
 export function utf8Bytes(s) {
-  if (s.length > 65536 && typeof Blob !== 'undefined') return new Blob([s]).size;
+  if (s.length > BLOB_FROM && typeof Blob !== 'undefined') return new Blob([s]).size;
   let n = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
