@@ -149,33 +149,28 @@ func (d *diagnoser) benchResult() (Diagnosis, bool) {
 		fmt.Fprintf(&b, " %d row(s) report wrong elements: the results were corrupted in transit (on PCIe P2P most often the IOMMU or ACS; on networks a NIC or GPUDirect RDMA problem); rerun with NCCL_P2P_DISABLE=1 or NCCL_NET_GDR_LEVEL=0 to isolate it.", r.WrongRows)
 	}
 	ls := links(linkPCIe4090, linkChannels, linkTroubleshoot)
-	if sys := r.System; sys != nil {
-		b.WriteString(" The built-in system closest to this log is " + sys.Title + " (preset " + sys.Preset)
-		if !sys.Exact {
-			b.WriteString("; the same GPU model, but not the same GPU count or number of hosts, so treat its numbers as a bound")
-		}
-		b.WriteString("). The estimator page opened from the link below shows, for that system, the bus bandwidth NCCL's model and the calibrated estimate expect")
-		if sys.Bytes > 0 {
-			b.WriteString(" at " + humanBytes(sys.Bytes) + " (the size of the peak row)")
-		}
-		b.WriteString(", and takes this table in its paste box; in a terminal `" + sys.CompareCommand + "` prints the expectation for every size next to the measurement, and `--xml` with the node's own topology (NCCL_TOPO_DUMP_FILE) replaces the preset.")
-		ls = append([]Link{{Title: "Estimator: " + sys.Title, URL: sys.EstimatorURL}}, ls...)
-	} else {
-		b.WriteString(" To see what NCCL's model expects on this system, run `ncclsim compare SYSTEM --nccl-tests FILE` with SYSTEM the node's topology (NCCL_TOPO_DUMP_FILE) or one of the presets `ncclsim presets` lists for these GPUs; it prints the expected bus bandwidth per size and where the measurement falls short. No built-in system names these GPUs.")
+	if r.EstimatorURL != "" {
+		b.WriteString(" The estimator page (link below) opens with this run's collective, peak size and node count: choose the built-in system with these GPUs there, or paste the node's topology (NCCL_TOPO_DUMP_FILE), to read the bus bandwidth NCCL's model and the calibrated estimate expect, and paste this table in its box to compare every size; in a terminal `ncclsim doctor` names the closest built-in system with those numbers and `ncclsim compare SYSTEM --nccl-tests FILE` compares the table.")
+		ls = append([]Link{{Title: "Estimator with this run's settings", URL: r.EstimatorURL}}, ls...)
 	}
 	return Diagnosis{ID: "nccl-tests-result", Severity: sev, Title: "nccl-tests results",
 		Explanation: b.String(), Evidence: []LineRef{{Line: r.LastRow, Text: "(last nccl-tests result row)"}},
 		Links: ls}, true
 }
 
-// AddExpectation adds the model's expectation of sys (sys.Expected, filled
-// by a caller that links the estimator) to the nccl-tests diagnosis of ds,
-// ahead of its unproven mark; it does nothing when either is missing.
-func AddExpectation(ds []Diagnosis, sys *BenchSystem) {
-	text := expectationText(sys)
-	if text == "" {
+// AddSystem adds to the nccl-tests diagnosis of ds what a caller that
+// carries the presets and the estimator found for run.System: the preset,
+// its link and the model's expectation (ahead of the unproven mark).
+func AddSystem(ds []Diagnosis, run *NCCLTestsRun) {
+	sys := run.System
+	if sys == nil {
 		return
 	}
+	text := " The built-in system closest to this log is " + sys.Title + " (preset " + sys.Preset
+	if !sys.Exact {
+		text += "; the same GPU model, but not the same GPU count or number of hosts, so treat its numbers as a bound"
+	}
+	text += "); `" + sys.CompareCommand + "` sets every size of the table against it." + expectationText(run)
 	for i := range ds {
 		if ds[i].ID != "nccl-tests-result" {
 			continue
@@ -185,20 +180,19 @@ func AddExpectation(ds []Diagnosis, sys *BenchSystem) {
 		} else {
 			ds[i].Explanation += text
 		}
+		ds[i].Links = append([]Link{{Title: "Estimator: " + sys.Title, URL: sys.EstimatorURL}}, ds[i].Links...)
 	}
 }
 
-// expectationText is the sentence sys.Expected gives the nccl-tests
-// diagnosis, "" when it is nil.
-func expectationText(sys *BenchSystem) string {
-	if sys == nil {
-		return ""
-	}
+// expectationText is the sentence run.System.Expected gives the
+// nccl-tests diagnosis, "" when it is nil.
+func expectationText(run *NCCLTestsRun) string {
+	sys := run.System
 	e := sys.Expected
 	if e == nil {
 		return ""
 	}
-	s := fmt.Sprintf(" On %s NCCL's model expects %.1f GB/s bus bandwidth at %s (%s/%s) and the calibrated estimate %.1f GB/s", sys.Title, e.ModelBusBwGBps, humanBytes(sys.Bytes), e.Algo, e.Proto, e.CalibratedBusBwGBps)
+	s := fmt.Sprintf(" On it NCCL's model expects %.1f GB/s bus bandwidth at %s (%s/%s) and the calibrated estimate %.1f GB/s", e.ModelBusBwGBps, humanBytes(run.PeakBytes), e.Algo, e.Proto, e.CalibratedBusBwGBps)
 	if e.HighGBps != nil {
 		s += fmt.Sprintf(" (published runs of this class fall between %.1f and %.1f GB/s)", e.LowGBps, *e.HighGBps)
 	} else if e.LowGBps > 0 {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/ascii"
-	"github.com/distributed-nav/distributed-nav/playground/presetmatch"
 )
 
 // NCCLTestsRun is what a log shows of an nccl-tests benchmark (all_reduce_perf
@@ -37,17 +36,26 @@ type NCCLTestsRun struct {
 	PeakBusBwGBps float64 `json:"peak_busbw_GBps,omitempty"`
 	PeakBytes     uint64  `json:"peak_bytes,omitempty"`
 	// Hosts counts the distinct hosts of the Rank lines ("... on HOST
-	// device ..."), 0 if they name none.
-	Hosts int `json:"hosts,omitempty"`
-	// System is the built-in system closest to what the log shows of the
-	// machine, with the estimator page and the ncclsim command that set
-	// the run against NCCL's model; nil when no preset names these GPUs.
+	// device ..."), 0 if they name none. Nodes and GPUsPerNode are what the
+	// log shows of the machine (from the Rank lines, else from the NCCL
+	// lines; 0: not shown).
+	Hosts       int `json:"hosts,omitempty"`
+	Nodes       int `json:"nodes,omitempty"`
+	GPUsPerNode int `json:"gpus_per_node,omitempty"`
+	// Coll is the run's collective when the estimator models it (one of
+	// EstimatorColls); EstimatorURL is the site-relative estimator page
+	// with the run's collective, peak size and node count.
+	Coll         string `json:"coll,omitempty"`
+	EstimatorURL string `json:"estimator_url,omitempty"`
+	// System is the built-in system closest to the machine, with NCCL's
+	// expectation there; filled by callers that carry the presets and the
+	// estimator (ncclsim doctor, service.DoctorExpectation), nil on the
+	// page, whose WebAssembly carries neither.
 	System *BenchSystem `json:"system,omitempty"`
 }
 
-// BenchSystem is the preset (package presetmatch) the doctor suggests for
-// an nccl-tests run: where the model's expectation for that machine is
-// read, in the browser and in the terminal.
+// BenchSystem is the preset closest to an nccl-tests run's machine and
+// what NCCL's model expects of the run there.
 type BenchSystem struct {
 	// Preset is the preset's name, Title its display name; Exact is false
 	// when only the GPU model matches (not the GPU count or the kind of
@@ -55,20 +63,12 @@ type BenchSystem struct {
 	Preset string `json:"preset"`
 	Title  string `json:"title"`
 	Exact  bool   `json:"exact"`
-	// GPUsPerNode and Nodes are what the log shows (0: not shown).
-	GPUsPerNode int `json:"gpus_per_node,omitempty"`
-	Nodes       int `json:"nodes,omitempty"`
-	// Coll is the run's collective when the estimator models it (one of
-	// EstimatorColls), Bytes the size of its peak row.
-	Coll  string `json:"coll,omitempty"`
-	Bytes uint64 `json:"bytes,omitempty"`
-	// EstimatorURL is the site-relative estimator page with these
-	// settings; CompareCommand is the ncclsim command for the whole table.
+	// EstimatorURL is the estimator page with this preset and the run's
+	// settings; CompareCommand the ncclsim command for the whole table.
 	EstimatorURL   string `json:"estimator_url"`
 	CompareCommand string `json:"compare_command"`
-	// Expected is NCCL's model and the calibrated estimate at Bytes, filled
-	// by the callers that link the estimator (ncclsim doctor); nil on the
-	// page, which links the estimator page instead.
+	// Expected is NCCL's model and the calibrated estimate at the run's
+	// peak size, nil when the run's collective or size is not known.
 	Expected *BusBwExpectation `json:"expected,omitempty"`
 }
 
@@ -263,8 +263,18 @@ func (p *parser) finishBench() {
 		r.Collective = benchCollective(p.bench.prog)
 	}
 	r.Hosts = len(p.bench.hosts)
+	r.Nodes = r.Hosts
+	if r.Nodes == 0 {
+		r.Nodes = max(p.s.NNodes, len(p.s.Hosts))
+	}
+	if r.Nodes > 0 && r.NRanks > 0 && r.NRanks%r.Nodes == 0 {
+		r.GPUsPerNode = r.NRanks / r.Nodes
+	}
+	if slices.Contains(EstimatorColls, r.Collective) {
+		r.Coll = r.Collective
+	}
 	if r.Rows > 0 {
-		r.System = p.benchSystem(r)
+		r.EstimatorURL = r.EstimatorLink("")
 	}
 }
 
@@ -273,42 +283,25 @@ func (p *parser) finishBench() {
 // the list equal to the estimator's own.
 var EstimatorColls = []string{"allreduce", "allgather", "reducescatter", "broadcast", "reduce"}
 
-// benchSystem suggests the preset closest to the run's GPUs, GPUs per
-// host and hosts: from the Rank lines when they name hosts, else from the
-// NCCL lines of the log.
-func (p *parser) benchSystem(r *NCCLTestsRun) *BenchSystem {
-	if len(r.Devices) == 0 {
-		return nil
+// EstimatorLink is the estimator page with the run's collective, peak size
+// and node count, and preset when not "". Preset names are [a-z0-9-],
+// collectives letters and sizes digits: nothing needs escaping.
+func (r *NCCLTestsRun) EstimatorLink(preset string) string {
+	var q []string
+	if preset != "" {
+		q = append(q, "preset="+preset)
 	}
-	hosts := r.Hosts
-	if hosts == 0 {
-		hosts = max(p.s.NNodes, len(p.s.Hosts))
+	if r.Nodes > 1 {
+		q = append(q, "nodes="+strconv.Itoa(r.Nodes))
 	}
-	perHost := 0
-	if hosts > 0 && r.NRanks > 0 && r.NRanks%hosts == 0 {
-		perHost = r.NRanks / hosts
-	}
-	c, ok := presetmatch.Best(r.Devices[0], perHost, hosts)
-	if !ok {
-		return nil
-	}
-	sys := &BenchSystem{Preset: c.Name, Title: c.Title, Exact: c.Exact, GPUsPerNode: perHost, Nodes: hosts, Bytes: r.PeakBytes}
-	// Preset names are [a-z0-9-], collectives letters and sizes digits:
-	// nothing in the query needs escaping.
-	q := "preset=" + c.Name
-	cmd := "ncclsim compare --preset " + c.Name
-	if hosts > 1 {
-		q += "&nodes=" + strconv.Itoa(hosts)
-		cmd += " --nodes " + strconv.Itoa(hosts)
-	}
-	if slices.Contains(EstimatorColls, r.Collective) {
-		q += "&coll=" + r.Collective
-		sys.Coll = r.Collective
+	if r.Coll != "" {
+		q = append(q, "coll="+r.Coll)
 	}
 	if r.PeakBytes > 0 {
-		q += "&bytes=" + strconv.FormatUint(r.PeakBytes, 10)
+		q = append(q, "bytes="+strconv.FormatUint(r.PeakBytes, 10))
 	}
-	sys.EstimatorURL = estimatorPage + "?" + q
-	sys.CompareCommand = cmd + " --nccl-tests FILE"
-	return sys
+	if len(q) == 0 {
+		return estimatorPage
+	}
+	return estimatorPage + "?" + strings.Join(q, "&")
 }

@@ -320,10 +320,10 @@ func (d *diagnoser) noGDR() (Diagnosis, bool) {
 	}
 	if hca := s.gdrNoModule; !hca.Empty() && gdr == 0 {
 		ev.add(hca.Lines...)
-		expl := fmt.Sprintf("%d line(s) say GPUDirect RDMA is disabled for a whole HCA, not for one GPU by distance: NCCL (or its network plugin) found no way for the NIC to read and write GPU memory, so every network transfer is staged through host memory, several times slower on fast networks. It needs a peer-memory kernel module (nvidia-peermem, which replaced nv_peer_mem in recent drivers) or DMA-BUF support. NCCL releases up to 2.22 look only for nv_peer_mem's files (/sys/kernel/mm/memory_peers/nv_mem/version or nv_mem_nc); the nvidia-peermem module is recognised from 2.23 (/sys/module/nvidia_peermem/version), so after a driver or OS upgrade that swaps the modules an older NCCL turns GPUDirect RDMA off although nvidia-peermem is loaded.", hca.Count)
+		expl := fmt.Sprintf("%d line(s) say GPUDirect RDMA is disabled for a whole HCA: the NIC cannot reach GPU memory, so network transfers are staged through host memory. That needs a peer-memory module (nvidia-peermem, formerly nv_peer_mem) or DMA-BUF. NCCL up to 2.22 looks only for nv_peer_mem (/sys/kernel/mm/memory_peers/nv_mem/version); 2.23 also recognises nvidia-peermem (/sys/module/nvidia_peermem/version), so after an upgrade that swaps the modules an older NCCL disables it although nvidia-peermem is loaded.", hca.Count)
 		return Diagnosis{ID: "no-gdrdma", Severity: Warning, Title: "Network transfers without GPUDirect RDMA",
 			Links: links(linkNIC, linkGPUNIC, envLink("NCCL_NET_GDR_LEVEL"), envLink("NCCL_DMABUF_ENABLE")), Evidence: ev.list(),
-			Explanation: expl + " Fix: load the module on every node (`sudo modprobe nvidia-peermem`, and list it in /etc/modules-load.d/ so it loads at boot); if it is loaded and NCCL still says disabled, use NCCL 2.23 or later (or a network plugin that knows nvidia-peermem), or DMA-BUF (NCCL_DMABUF_ENABLE=1 with a kernel and driver that support it). Check: `lsmod | grep -e nvidia_peermem -e nv_peer_mem`, `ls /sys/kernel/mm/memory_peers/ /sys/module/nvidia_peermem`, and the NCCL version line; after the fix the NET connection lines end in /GDRDMA.",
+			Explanation: expl + " Fix: `sudo modprobe nvidia-peermem` on every node (and at boot); if it is loaded, NCCL 2.23 or later, or DMA-BUF (NCCL_DMABUF_ENABLE=1). Check: `lsmod | grep -e nvidia_peermem -e nv_peer_mem` and the NCCL version line; NET connection lines then end in /GDRDMA.",
 		}, true
 	}
 	if rdma == 0 || gdr > 0 {
@@ -546,7 +546,7 @@ func firstCollective(ts []Timeout) string {
 		if t.SeqNum < 0 || t.SeqNum > 1 {
 			continue
 		}
-		return fmt.Sprintf(" The collective that timed out is #%d, the first of its process group: no collective had completed on it yet, so the ranks reached it at different times or one never reached it. Ranks that start at different speeds (loading a large checkpoint or model shards, downloading, preprocessing or scanning a dataset on some ranks only, compiling) wait in this first collective for the slowest; when that takes longer than the process-group timeout (10 minutes by default for NCCL in PyTorch v2.6.0) every early rank fails here. If the slow start is legitimate, pass init_process_group(timeout=datetime.timedelta(minutes=N)) with N above the slowest start, or do the slow work before the first collective on every rank alike; if one rank never arrives, look at that rank's own log for an earlier error.", t.SeqNum)
+		return fmt.Sprintf(" The collective that timed out is #%d, the first of its process group: the ranks reached it at different times, or one never did. Ranks that start slowly (loading a large checkpoint or shards, preprocessing or scanning data, compiling) keep the others waiting here past the timeout (10 minutes for NCCL in PyTorch v2.6.0). If the slow start is legitimate, pass init_process_group(timeout=datetime.timedelta(minutes=N)) above the slowest start; otherwise find the rank that never arrived.", t.SeqNum)
 	}
 	return ""
 }
@@ -721,7 +721,7 @@ func (d *diagnoser) exitTeardown(failure []LineRef, ev *evidence) string {
 		return ""
 	}
 	ev.add(w[0])
-	return fmt.Sprintf(" It happened while the program was exiting: %d line(s) warn that destroy_process_group() was not called before program exit, so the process groups (every new_group, and the many expert- and tensor-parallel groups of MoE runs) were torn down by garbage collection, rank by rank in no agreed order, and a communicator whose peers had already gone hung in its clean-up. Call torch.distributed.destroy_process_group() on every rank at the end of the program (after the last collective, outside a finally block that an exception could reach first); the training itself had finished.", d.s.noDestroy.Count)
+	return fmt.Sprintf(" It happened while the program was exiting: %d line(s) warn that destroy_process_group() was not called before program exit, so the process groups (many, in MoE runs) were torn down by garbage collection in no agreed order across ranks, and a communicator whose peers were gone hung. Call torch.distributed.destroy_process_group() on every rank at the end of the program.", d.s.noDestroy.Count)
 }
 
 // heartbeatScope says which process groups and how many processes the
@@ -795,12 +795,12 @@ func (d *diagnoser) devShm() (Diagnosis, bool) {
 	for _, l := range d.s.ShmFailure.Lines {
 		if i := strings.Index(l.Text, "(size "); i >= 0 {
 			if n, ok := leadingInt(l.Text[i+len("(size "):]); ok && n > 0 {
-				expl += fmt.Sprintf(" This segment alone is %d bytes (%.1f MiB), and NCCL makes one per shared-memory connection between local ranks, so the total grows with the GPUs of the host.", n, float64(n)/(1<<20))
+				expl += fmt.Sprintf(" This segment is %.1f MiB; NCCL makes one per shared-memory connection, so the total grows with the GPUs.", float64(n)/(1<<20))
 				break
 			}
 		}
 	}
-	expl += " Containers start with a small /dev/shm (64 MB in Docker, often less in CI images) that DataLoader workers also use. Start the container with a larger --shm-size (e.g. --shm-size=1g) or the host IPC namespace (--ipc=host); in Kubernetes mount an emptyDir volume with medium: Memory at /dev/shm; and make sure all ranks of a host share the same /dev/shm. Check: `df -h /dev/shm` inside the container."
+	expl += " Containers start with a small /dev/shm (64 MB in Docker) that DataLoader workers also use. Start the container with --shm-size=1g or --ipc=host; in Kubernetes mount an emptyDir with medium: Memory at /dev/shm; all ranks of a host must share one /dev/shm. Check: `df -h /dev/shm` in the container."
 	return Diagnosis{ID: "dev-shm-full", Severity: Error, Title: "NCCL could not create its /dev/shm buffers",
 		Explanation: expl,
 		Evidence:    ev.list(), Links: links(linkDevShm, linkSHM, envLink("NCCL_CUMEM_HOST_ENABLE"), envLink("NCCL_SHM_DISABLE"))}, true

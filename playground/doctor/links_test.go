@@ -50,8 +50,10 @@ func checkLink(t *testing.T, idx map[string]map[string]bool, reg *ncclenv.Regist
 			t.Errorf("link %q: %v", l.URL, err)
 			return
 		}
-		if _, err := presets.Get(q.Get("preset")); err != nil {
-			t.Errorf("link %q: %v", l.URL, err)
+		if p := q.Get("preset"); p != "" {
+			if _, err := presets.Get(p); err != nil {
+				t.Errorf("link %q: %v", l.URL, err)
+			}
 		}
 		for k, v := range q {
 			switch {

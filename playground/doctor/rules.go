@@ -122,7 +122,7 @@ var lineRules = []Rule{
 		Any: []string{"Duplicate GPU detected", "Multiple Ranks are using the same GPU"},
 		Messages: []string{"Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx",
 			"Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration."},
-		Explanation: "NCCL found two ranks of one communicator on the same GPU (releases up to 2.29 print its PCI bus id; 2.30 says \"Multiple Ranks are using the same GPU/Partition\") and refused with invalid usage. NCCL_MULTI_RANK_GPU_ENABLE=1 (2.30) lets it run that way on purpose, which is rarely what a training job wants. The ranks did not select their own device before the first collective: every process used the default cuda:0, or CUDA_VISIBLE_DEVICES/the launcher gave several ranks the same GPU, or a device mesh mapped ranks to devices wrongly. CUDA reads CUDA_VISIBLE_DEVICES once, when it initialises: setting it inside a process after anything touched CUDA (an import that queries devices, torch.cuda calls, a parent process that initialised CUDA before spawning) has no effect, so every rank still sees all GPUs and picks the first.",
+		Explanation: "NCCL found two ranks of one communicator on the same GPU (releases up to 2.29 print its PCI bus id; 2.30 says \"Multiple Ranks are using the same GPU/Partition\") and refused with invalid usage. NCCL_MULTI_RANK_GPU_ENABLE=1 (2.30) lets it run that way on purpose, which is rarely what a training job wants. The ranks did not select their own device before the first collective: every process used the default cuda:0, or CUDA_VISIBLE_DEVICES/the launcher gave several ranks the same GPU, or a device mesh mapped ranks to devices wrongly. CUDA reads CUDA_VISIBLE_DEVICES once, at initialisation: set inside a process after anything touched CUDA (an import, a torch.cuda call, a parent that initialised CUDA before spawning), it has no effect.",
 		Fix:         "Call `torch.cuda.set_device(int(os.environ[\"LOCAL_RANK\"]))` before `init_process_group` (or pass `device_id=torch.device(\"cuda\", local_rank)`), build device meshes from the local rank, and give each process its own GPU in CUDA_VISIBLE_DEVICES.",
 		Check:       "Print LOCAL_RANK, CUDA_VISIBLE_DEVICES and `torch.cuda.current_device()` on every rank before the first collective; the busId values of the \"comm ... rank ... busId\" lines must all differ on one host.",
 		Links:       []Link{linkTroubleshoot},
@@ -366,11 +366,11 @@ func explainArchList(lines []LineRef, s *Summary) string {
 	case gpu < 0 || hi < 0:
 		return ""
 	case gpu > hi:
-		return fmt.Sprintf("The GPU is sm_%d and this PyTorch build carries code up to sm_%d only: the build is older than the GPU, so install one that lists sm_%d in torch.cuda.get_arch_list().", gpu, hi, gpu)
+		return fmt.Sprintf("The GPU is sm_%d; this PyTorch build stops at sm_%d: install one that lists sm_%d in torch.cuda.get_arch_list().", gpu, hi, gpu)
 	case gpu < lo:
-		return fmt.Sprintf("The GPU is sm_%d and this PyTorch build starts at sm_%d: the GPU is older than anything the build carries.", gpu, lo)
+		return fmt.Sprintf("The GPU is sm_%d; this PyTorch build starts at sm_%d.", gpu, lo)
 	}
-	return fmt.Sprintf("The GPU is sm_%d, inside the range sm_%d..sm_%d this build lists, but its exact architecture is missing from the list.", gpu, lo, hi)
+	return fmt.Sprintf("The GPU is sm_%d, within sm_%d..sm_%d but not in the build's list.", gpu, lo, hi)
 }
 
 // ibDevices names the RDMA devices the log says NCCL uses, "" if none.
@@ -398,7 +398,7 @@ func explainTruncation(lines []LineRef, s *Summary) string {
 	fixed, _, _ := strings.Cut(bootstrapTruncated, "%")
 	for _, l := range lines {
 		if strings.Contains(l.Text, fixed) {
-			return "This message comes from NCCL's bootstrap: the ranks were exchanging setup data (addresses, connection handles) while creating a communicator or connecting peers, so NCCL_PROTO, NCCL_ALGO and collective sizes play no part. Ranks that load different NCCL releases disagree on the size of these messages; so do ranks that create communicators (new_group, ncclCommSplit) in a different order. When every rank loads the same release, the release itself is the suspect: reporters saw this intermittently with NCCL 2.19.3 and 2.20.5 and it went away with another NCCL release (older or newer)."
+			return "This is NCCL's bootstrap (setup data exchanged while communicators are created), where NCCL_PROTO, NCCL_ALGO and collective sizes play no part: ranks on different NCCL releases, or creating communicators (new_group, ncclCommSplit) in a different order, disagree on it. With one release everywhere the release itself is the suspect: reports with 2.19.3 and 2.20.5 went away with another NCCL release."
 		}
 	}
 	return ""

@@ -17,6 +17,7 @@ import (
 
 	"github.com/distributed-nav/distributed-nav/playground/doctor"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
+	"github.com/distributed-nav/distributed-nav/playground/presetmatch"
 )
 
 // DoctorRequest is a log and/or an environment listing to diagnose.
@@ -70,35 +71,51 @@ func (s *Service) Doctor(ctx context.Context, req DoctorRequest) (*DoctorResult,
 }
 
 // DoctorExpectation adds, for a log whose nccl-tests table runs on GPUs a
-// built-in system names (the doctor's Summary.NCCLTests.System), what
-// NCCL's model and the calibrated estimate expect at the table's peak size
-// on that system, to the summary and to the nccl-tests diagnosis. ncclsim
-// doctor calls it; the doctor page does not, and links the estimator page
-// with the same settings instead, which keeps the estimator out of the
-// doctor's WebAssembly binary. A log without such a table is left alone.
+// built-in system names, that preset (package presetmatch) and what NCCL's
+// model and the calibrated estimate expect at the table's peak size there,
+// to the summary (Summary.NCCLTests.System) and to the nccl-tests
+// diagnosis. ncclsim doctor calls it; the doctor page does not, and links
+// the estimator page with the run's settings instead, which keeps the
+// presets table and the estimator out of the doctor's WebAssembly binary.
+// A log without such a table is left alone.
 func (s *Service) DoctorExpectation(ctx context.Context, r *DoctorResult) error {
-	if r == nil || r.Summary == nil || r.Summary.NCCLTests == nil || r.Summary.NCCLTests.System == nil {
+	if r == nil || r.Summary == nil || r.Summary.NCCLTests == nil {
 		return nil
 	}
 	run := r.Summary.NCCLTests
-	sys := run.System
-	if sys.Coll == "" || sys.Bytes == 0 {
+	if run.Rows == 0 || len(run.Devices) == 0 {
 		return nil
 	}
-	e, err := s.Estimate(ctx, &Request{Preset: sys.Preset, Nodes: max(sys.Nodes, 1), Coll: sys.Coll, Bytes: strconv.FormatUint(sys.Bytes, 10)})
-	if err != nil {
-		return fmt.Errorf("expected busbw on %s: %w", sys.Preset, err)
+	c, ok := presetmatch.Best(run.Devices[0], run.GPUsPerNode, run.Nodes)
+	if !ok {
+		return nil
 	}
-	x := &doctor.BusBwExpectation{ModelBusBwGBps: e.Model.BusBwGBps, MeasuredGBps: run.PeakBusBwGBps, Algo: e.Model.Algo, Proto: e.Model.Proto}
-	if c := e.Calibrated; c != nil {
-		x.CalibratedBusBwGBps, x.LowGBps, x.HighGBps = c.BusBwGBps, c.BusBwLowGBps, c.BusBwHighGBps
-		if c.BusBwGBps > 0 {
-			x.Ratio = run.PeakBusBwGBps / c.BusBwGBps
+	sys := &doctor.BenchSystem{Preset: c.Name, Title: c.Title, Exact: c.Exact, EstimatorURL: run.EstimatorLink(c.Name),
+		CompareCommand: "ncclsim compare --preset " + c.Name}
+	if run.Nodes > 1 {
+		sys.CompareCommand += " --nodes " + strconv.Itoa(run.Nodes)
+	}
+	sys.CompareCommand += " --nccl-tests FILE"
+	run.System = sys
+	var err error
+	if run.Coll != "" && run.PeakBytes > 0 {
+		var e *EstimateResult
+		e, err = s.Estimate(ctx, &Request{Preset: c.Name, Nodes: max(run.Nodes, 1), Coll: run.Coll, Bytes: strconv.FormatUint(run.PeakBytes, 10)})
+		if err == nil {
+			x := &doctor.BusBwExpectation{ModelBusBwGBps: e.Model.BusBwGBps, MeasuredGBps: run.PeakBusBwGBps, Algo: e.Model.Algo, Proto: e.Model.Proto}
+			if cb := e.Calibrated; cb != nil {
+				x.CalibratedBusBwGBps, x.LowGBps, x.HighGBps = cb.BusBwGBps, cb.BusBwLowGBps, cb.BusBwHighGBps
+				if cb.BusBwGBps > 0 {
+					x.Ratio = run.PeakBusBwGBps / cb.BusBwGBps
+				}
+			}
+			sys.Expected = x
+		} else {
+			err = fmt.Errorf("expected busbw on %s: %w", c.Name, err)
 		}
 	}
-	sys.Expected = x
-	doctor.AddExpectation(r.Diagnoses, sys)
-	return nil
+	doctor.AddSystem(r.Diagnoses, run)
+	return err
 }
 
 // Explanation is the answer to "which NCCL source line printed this log

@@ -37,8 +37,11 @@ func TestDoctorExpectation(t *testing.T) {
 	if err := s.DoctorExpectation(ctx, r); err != nil {
 		t.Fatal(err)
 	}
+	// 8 H100 per host on 2 hosts: presets.tsv's multi-node H100 system.
 	sys := r.Summary.NCCLTests.System
-	if sys == nil || sys.Preset != "h100-8x-ib" || sys.Nodes != 2 || sys.Expected == nil {
+	if sys == nil || sys.Preset != "h100-8x-ib" || sys.Expected == nil || !sys.Exact ||
+		sys.CompareCommand != "ncclsim compare --preset h100-8x-ib --nodes 2 --nccl-tests FILE" ||
+		sys.EstimatorURL != "/playground/estimator/?preset=h100-8x-ib&nodes=2&coll=allreduce&bytes=8589934592" {
 		t.Fatalf("system %+v", sys)
 	}
 	want, err := s.Estimate(ctx, &Request{Preset: "h100-8x-ib", Nodes: 2, Coll: "allreduce", Bytes: "8589934592"})
@@ -50,14 +53,15 @@ func TestDoctorExpectation(t *testing.T) {
 		x.Ratio != 336.25/want.Calibrated.BusBwGBps || x.Algo != want.Model.Algo {
 		t.Errorf("expectation %+v, estimator %+v", x, want.Calibrated)
 	}
-	var expl string
+	var expl, link string
 	for _, d := range r.Diagnoses {
 		if d.ID == "nccl-tests-result" {
-			expl = d.Explanation
+			expl, link = d.Explanation, d.Links[0].URL
 		}
 	}
-	if !strings.Contains(expl, fmt.Sprintf("NCCL's model expects %.1f GB/s", want.Model.BusBwGBps)) || !strings.HasSuffix(expl, ".)") {
-		t.Errorf("explanation: %s", expl)
+	if !strings.Contains(expl, fmt.Sprintf("NCCL's model expects %.1f GB/s", want.Model.BusBwGBps)) || !strings.Contains(expl, "(preset h100-8x-ib)") ||
+		!strings.HasSuffix(expl, ".)") || link != sys.EstimatorURL {
+		t.Errorf("explanation: %s, first link %s", expl, link)
 	}
 	// A log without an nccl-tests table is left as it was.
 	r2, err := s.Doctor(ctx, DoctorRequest{Log: strings.NewReader("h:1:2 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n")})
