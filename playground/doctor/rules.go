@@ -224,6 +224,25 @@ var lineRules = []Rule{
 		},
 	},
 	{
+		ID: "topology-file", Title: "A topology or graph file does not fit this machine", Severity: Error,
+		// PyTorch's "Last error:" re-raise carries the text alone.
+		Any:         []string{"Attribute "},
+		All:         []string{" of node ", " not found"},
+		Messages:    []string{"Attribute %s of node %s not found", "XML Import Channel : dev %ld not found."},
+		Explanation: "NCCL read its topology (or its rings) from a file instead of the machine, and the file lacks what NCCL needs: an attribute of a node, or a GPU the job does not have. The file comes from NCCL_TOPO_FILE or NCCL_GRAPH_FILE, set in the environment, in /etc/nccl.conf or ~/.nccl.conf, or by a network plugin (aws-ofi-nccl before 1.11 pointed NCCL to a static XML per instance type); such files are written for the whole machine and break when a job uses a subset of its GPUs. Releases before 2.8 also failed this way on an injected topology whose unused socket's CPU node NCCL did not read.",
+		Fix:         "Unset NCCL_TOPO_FILE and NCCL_GRAPH_FILE (also in /etc/nccl.conf and ~/.nccl.conf) so NCCL detects the machine, or give it a file written for this machine and these GPUs (NCCL_TOPO_DUMP_FILE of a run that works); update aws-ofi-nccl to 1.11 or later, which generates the topology, and NCCL to 2.8 or later.",
+		Check:       "The \"NCCL_TOPO_FILE set by environment to\" line of the log, `env | grep -e NCCL_TOPO_FILE -e NCCL_GRAPH_FILE`, `cat /etc/nccl.conf ~/.nccl.conf`, and the node the warning names in that file.",
+		Links:       []Link{linkTopologyNote, envLink("NCCL_TOPO_FILE"), envLink("NCCL_GRAPH_FILE")},
+		Explain: func(lines []LineRef, s *Summary) string {
+			for _, name := range []string{"NCCL_TOPO_FILE", "NCCL_GRAPH_FILE"} {
+				if e, ok := s.Env(name); ok {
+					return "The log shows " + name + "=" + e.Value + "."
+				}
+			}
+			return ""
+		},
+	},
+	{
 		ID: "cuda-driver-too-old", Title: "The CUDA driver is older than the CUDA runtime", Severity: Error,
 		Any:         []string{"CUDA driver version is insufficient", "cudaErrorInsufficientDriver", "driver version is insufficient for CUDA runtime"},
 		Explanation: "The NVIDIA driver is older than the CUDA runtime that PyTorch and NCCL were built with, so CUDA calls fail before NCCL can start.",
