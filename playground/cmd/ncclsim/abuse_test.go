@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 	"github.com/distributed-nav/distributed-nav/playground/stepsim"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
@@ -81,6 +82,9 @@ func TestAbuse(t *testing.T) {
 		{name: "NCCL_MAX_NCHANNELS=0 is not silent",
 			args: []string{"tune", "--preset", "h100-sxm-8x", "--env", "NCCL_MAX_NCHANNELS=0"},
 			code: 0, err: "setting it to 1", maxOut: 64 << 10},
+		{name: "issue 18 fixA 1: 100 target speedups, refused before any projection",
+			args: append(step, "--model", "ddp", "--params", "1e9", "--solve-speedup", strings.TrimSuffix(strings.Repeat("1.5,", 100), ",")),
+			code: 2, err: fmt.Sprintf("100 target speedups, over the limit of %d", service.MaxSolveTargets), maxOut: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
