@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/distributed-nav/distributed-nav/playground/doctor"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
 	"github.com/distributed-nav/distributed-nav/playground/service"
 	"github.com/distributed-nav/distributed-nav/playground/stepsim"
@@ -85,6 +86,12 @@ func TestAbuse(t *testing.T) {
 		{name: "issue 18 fixA 1: 100 target speedups, refused before any projection",
 			args: append(step, "--model", "ddp", "--params", "1e9", "--solve-speedup", strings.TrimSuffix(strings.Repeat("1.5,", 100), ",")),
 			code: 2, err: fmt.Sprintf("100 target speedups, over the limit of %d", service.MaxSolveTargets), maxOut: 0},
+		{name: "issue 18 fixA 2: a 2 MB env line is reported by number, the next line still read",
+			args: []string{"doctor", "--env", "-"}, stdin: "NCCL_X=" + strings.Repeat("a", 2<<20) + "\nNCCL_DEBUG=INFO\n",
+			code: 0, maxOut: 64 << 10, count: fmt.Sprintf("line 1: warning: line over the limit of %d bytes", doctor.MaxEnvLineBytes), maxCount: 1, least: 1},
+		{name: "issue 18 fixA 2: the line after an over-long one",
+			args: []string{"doctor", "--env", "-"}, stdin: "NCCL_X=" + strings.Repeat("a", 2<<20) + "\nNCCL_DEBUG=INFO\n",
+			code: 0, maxOut: 64 << 10, count: "line 2: info: NCCL_DEBUG", maxCount: 1, least: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
