@@ -92,6 +92,12 @@ func TestAbuse(t *testing.T) {
 		{name: "issue 18 fixA 2: the line after an over-long one",
 			args: []string{"doctor", "--env", "-"}, stdin: "NCCL_X=" + strings.Repeat("a", 2<<20) + "\nNCCL_DEBUG=INFO\n",
 			code: 0, maxOut: 64 << 10, count: "line 2: info: NCCL_DEBUG", maxCount: 1, least: 1},
+		{name: "issue 18 fixA 3: raw 8-bit CSI does not reach the output",
+			args: []string{"doctor", "--log", "-"}, stdin: "h\x9bA:1:1 [0] NCCL INFO NCCL version 2.18.1\x9b31m+cuda12\n",
+			code: 0, maxOut: 64 << 10, count: "\x9b", maxCount: 0, least: 0},
+		{name: "issue 18 fixA 3: raw 8-bit CSI, the version read clean",
+			args: []string{"doctor", "--log", "-"}, stdin: "h\x9bA:1:1 [0] NCCL INFO NCCL version 2.18.1\x9b31m+cuda12\n",
+			code: 0, maxOut: 64 << 10, count: "NCCL version: 2.18.1+cuda12\n", maxCount: 1, least: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
