@@ -98,6 +98,9 @@ func TestAbuse(t *testing.T) {
 		{name: "issue 18 fixA 3: raw 8-bit CSI, the version read clean",
 			args: []string{"doctor", "--log", "-"}, stdin: "h\x9bA:1:1 [0] NCCL INFO NCCL version 2.18.1\x9b31m+cuda12\n",
 			code: 0, maxOut: 64 << 10, count: "NCCL version: 2.18.1+cuda12\n", maxCount: 1, least: 1},
+		{name: "issue 18 fixA 4: escape sequences in the description comment do not reach the terminal",
+			args: []string{"topo", "--xml", "-"}, stdin: "<!-- description: \x1b]0;pwned\x07\x1b[2J hi -->" + topotest.OneGPU(""),
+			code: 0, maxOut: 64 << 10, count: "\x1b", maxCount: 0, least: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
