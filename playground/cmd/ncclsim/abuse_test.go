@@ -101,6 +101,12 @@ func TestAbuse(t *testing.T) {
 		{name: "issue 18 fixA 4: escape sequences in the description comment do not reach the terminal",
 			args: []string{"topo", "--xml", "-"}, stdin: "<!-- description: \x1b]0;pwned\x07\x1b[2J hi -->" + topotest.OneGPU(""),
 			code: 0, maxOut: 64 << 10, count: "\x1b", maxCount: 0, least: 0},
+		{name: "issue 18 fixA 6: NCCL_MIN_NCHANNELS=100000 is not silent",
+			args: []string{"tune", "--preset", "h100-sxm-8x", "--env", "NCCL_MIN_NCHANNELS=100000"},
+			code: 0, err: "limiting to 64", maxOut: 64 << 10},
+		{name: "issue 18 fixA 6: NCCL_BUFFSIZE=0 is not silent",
+			args: []string{"tune", "--preset", "h100-sxm-8x", "--env", "NCCL_BUFFSIZE=0"},
+			code: 0, err: "NCCL_BUFFSIZE: a buffer of 0 bytes", maxOut: 64 << 10},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
