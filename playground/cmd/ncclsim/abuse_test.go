@@ -107,6 +107,11 @@ func TestAbuse(t *testing.T) {
 		{name: "issue 18 fixA 6: NCCL_BUFFSIZE=0 is not silent",
 			args: []string{"tune", "--preset", "h100-sxm-8x", "--env", "NCCL_BUFFSIZE=0"},
 			code: 0, err: "NCCL_BUFFSIZE: a buffer of 0 bytes", maxOut: 64 << 10},
+		{name: "issue 18 fixA 6: a GPU NVLinked to itself is not silent",
+			args: []string{"topo", "--xml", "-"}, stdin: `<system version="1"><cpu numaid="0" affinity="ff" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">` +
+				`<pci busid="0000:02:00.0" class="0x030000" link_speed="16.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1">` +
+				`<nvlink target="0000:02:00.0" count="4" tclass="0x030000"/></gpu></pci></cpu></system>`,
+			code: 0, maxOut: 64 << 10, count: "is the GPU itself", maxCount: 1, least: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
