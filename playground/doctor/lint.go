@@ -10,6 +10,12 @@ import (
 // MaxEnvLines bounds how many lines LintEnv and ParseEnvText read.
 const MaxEnvLines = 100000
 
+// MaxEnvLineBytes bounds one line of ParseEnvText; a longer line is
+// reported by number and skipped, and reading goes on with the next one.
+// It is the log reader's default line cap, far above NCCL's own nccl.conf
+// reader (a 4 KiB fgets buffer, src/misc/param.cc).
+const MaxEnvLineBytes = DefaultMaxLineBytes
+
 // MaxEnvFindingsPerKind bounds the findings LintEnv returns of one kind
 // (one ID); the rest are counted in a closing "and N more" finding, so a
 // dump of thousands of unknown names gives a readable, small answer.
@@ -22,17 +28,28 @@ const MaxEnvFindingsPerKind = 20
 func ParseEnvText(text string) ([]EnvEntry, []Finding) {
 	var entries []EnvEntry
 	var bad []Finding
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	br := bufio.NewReaderSize(strings.NewReader(text), 4096)
+	var buf []byte
 	n := 0
-	for sc.Scan() {
+	for {
+		line, truncated, size, err := readLine(br, buf[:0], MaxEnvLineBytes)
+		buf = line[:0]
+		if size == 0 && err != nil {
+			break
+		}
 		n++
 		if n > MaxEnvLines {
 			bad = append(bad, Finding{Line: n, ID: "env-parse", Severity: Warning,
 				Message: fmt.Sprintf("only the first %d lines were read", MaxEnvLines), Links: []Link{linkIgnoredEnv}})
 			break
 		}
-		raw := sc.Text()
+		raw := string(line)
+		if truncated {
+			bad = append(bad, Finding{Line: n, Text: clip(raw, DefaultMaxEvidenceChars), ID: "env-parse", Severity: Warning,
+				Message: fmt.Sprintf("line over the limit of %d bytes: not read (NCCL's own nccl.conf reader takes 4095 bytes a line)", MaxEnvLineBytes),
+				Links:   []Link{linkIgnoredEnv}})
+			continue
+		}
 		e, ok, msg := parseEnvLine(raw)
 		e.Line = n
 		e.Text = clip(raw, DefaultMaxEvidenceChars)
@@ -42,10 +59,9 @@ func ParseEnvText(text string) ([]EnvEntry, []Finding) {
 		case msg != "":
 			bad = append(bad, Finding{Line: n, Text: e.Text, ID: "env-parse", Severity: Warning, Message: msg, Links: []Link{linkIgnoredEnv}})
 		}
-	}
-	if err := sc.Err(); err != nil {
-		bad = append(bad, Finding{Line: n + 1, ID: "env-parse", Severity: Warning,
-			Message: fmt.Sprintf("reading stopped: %v", err), Links: []Link{linkIgnoredEnv}})
+		if err != nil {
+			break
+		}
 	}
 	return entries, bad
 }

@@ -3,6 +3,7 @@ package doctor
 import (
 	"bufio"
 	"io"
+	"unicode/utf8"
 )
 
 // Text read from a log or an environment dump is data: before a line is
@@ -17,14 +18,15 @@ import (
 //     (window titles, hyperlinks), and their 8-bit forms;
 //   - other escape sequences (ESC and the bytes up to its final byte);
 //   - every other C0 control but TAB (NUL, BEL, backspace, ...), DEL and
-//     the C1 controls U+0080 to U+009F.
+//     the C1 controls U+0080 to U+009F, in UTF-8 or as raw 8-bit bytes
+//     (0x9B is the 8-bit CSI, so "\x9b31m" goes as a whole).
 //
 // It returns the cleaned line and how many sequences or controls it
 // removed. A line without ESC or controls is returned as is.
 func stripControls(b []byte) ([]byte, int) {
 	dirty := false
 	for _, c := range b {
-		if (c < 0x20 && c != '\t') || c == 0x7f || c == 0xc2 {
+		if (c < 0x20 && c != '\t') || c == 0x7f || (c >= 0x80 && c <= 0x9f) || c == 0xc2 {
 			dirty = true
 			break
 		}
@@ -41,17 +43,22 @@ func stripControls(b []byte) ([]byte, int) {
 			removed++
 			continue
 		}
-		if c == 0xc2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] <= 0x9f {
-			// A C1 control encoded in UTF-8.
-			switch b[i+1] {
+		if c1, n := c1At(b, i); n > 0 {
+			switch i += n; c1 {
 			case 0x9b: // CSI
-				i = skipCSI(b, i+2)
+				i = skipCSI(b, i)
 			case 0x9d, 0x90, 0x98, 0x9e, 0x9f: // OSC, DCS, SOS, PM, APC
-				i = skipString(b, i+2)
-			default:
-				i += 2
+				i = skipString(b, i)
 			}
 			removed++
+			continue
+		}
+		if c >= 0x80 {
+			// The whole of a UTF-8 sequence, so that its continuation
+			// bytes (0x80-0xBF) are never taken for raw C1 controls.
+			_, size := utf8.DecodeRune(b[i:])
+			out = append(out, b[i:i+size]...)
+			i += size
 			continue
 		}
 		if (c < 0x20 && c != '\t') || c == 0x7f {
@@ -63,6 +70,21 @@ func stripControls(b []byte) ([]byte, int) {
 		i++
 	}
 	return out, removed
+}
+
+// c1At reports the C1 control (0x80-0x9F) that starts at b[i] and its
+// length in bytes: 2 for its UTF-8 form (C2 80 to C2 9F), 1 for the raw
+// 8-bit byte, which is not valid UTF-8 and is found here only outside a
+// valid sequence (stripControls steps over whole sequences). n is 0 when
+// no C1 control starts at i.
+func c1At(b []byte, i int) (c1 byte, n int) {
+	switch c := b[i]; {
+	case c == 0xc2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] <= 0x9f:
+		return b[i+1], 2
+	case c >= 0x80 && c <= 0x9f:
+		return c, 1
+	}
+	return 0, 0
 }
 
 // skipEscape returns the index after the escape sequence whose ESC is just
@@ -114,6 +136,8 @@ func skipString(b []byte, i int) int {
 			return i + 2
 		case b[i] == 0xc2 && i+1 < len(b) && b[i+1] == 0x9c:
 			return i + 2
+		case b[i] == 0x9c:
+			return i + 1
 		}
 		i++
 	}

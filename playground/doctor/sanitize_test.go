@@ -19,6 +19,13 @@ func TestStripControls(t *testing.T) {
 		{"unterminated \x1b]0;title", "unterminated "},
 		{"\x1b(Bcharset \x1bMreverse", "charset reverse"},
 		{"ünïcödé stays", "ünïcödé stays"},
+		// Raw 8-bit C1 bytes (invalid UTF-8): CSI with its parameters,
+		// OSC up to the raw ST, a lone NEL.
+		{"h\x9bA:1:1 NCCL version 2.18.1\x9b31m+cuda12", "h:1:1 NCCL version 2.18.1+cuda12"},
+		{"raw \x9d0;title\x9cosc and \x85nel", "raw osc and nel"},
+		// UTF-8 continuation bytes in 0x80-0x9F are not C1: U+0101 is C4 81,
+		// U+4E00 is E4 B8 80.
+		{"\u0101 \u4e00 \u00d7", "\u0101 \u4e00 \u00d7"},
 	}
 	for _, c := range cases {
 		got, _ := stripControls([]byte(c.in))

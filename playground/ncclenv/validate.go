@@ -171,6 +171,10 @@ func checkValue(v Var, val string) (Problem, bool) {
 		return checkThreads(val, 160, 640)
 	case "NCCL_MAX_NCHANNELS", "NCCL_MAX_NRINGS":
 		return checkMaxChannels(val)
+	case "NCCL_MIN_NCHANNELS", "NCCL_MIN_NRINGS":
+		return checkMinChannels(val)
+	case "NCCL_BUFFSIZE", "NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE":
+		return checkBuffSize(val)
 	}
 	switch {
 	case v.Name == "NCCL_P2P_LEVEL" || v.Name == "NCCL_NET_GDR_LEVEL" || strings.Contains(v.Type, "path"):
@@ -219,6 +223,42 @@ func checkMaxChannels(val string) (Problem, bool) {
 		return Problem{Severity: Warning, Kind: Clamped, Message: fmt.Sprintf("above NCCL's MAXCHANNELS; NCCL uses at most %d channels", maxChannels)}, true
 	}
 	return Problem{}, false
+}
+
+// checkMinChannels mirrors ncclMinNchannels
+// (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/connect.cc#L334-L345):
+// a minimum above MAXCHANNELS is lowered to it with an INFO line, and a
+// negative one means no minimum.
+func checkMinChannels(val string) (Problem, bool) {
+	if p, bad := checkInt(val); bad {
+		return p, bad
+	}
+	c := ParseCInt(val)
+	if !c.Digits || c.Value == -2 { // -2 is NCCL's own "unset"
+		return Problem{}, false
+	}
+	switch {
+	case c.Value > maxChannels:
+		return Problem{Severity: Warning, Kind: Clamped, Message: fmt.Sprintf("a minimum of %d channels; NCCL logs \"User asked for a minimum of %d channels, limiting to %d\" (INFO) and uses %d", c.Value, c.Value, maxChannels, maxChannels)}, true
+	case c.Value < 0:
+		return Problem{Severity: Warning, Kind: Clamped, Message: fmt.Sprintf("a minimum of %d channels; NCCL takes a negative minimum as none (0)", c.Value)}, true
+	}
+	return Problem{}, false
+}
+
+// checkBuffSize mirrors computeBuffSizes
+// (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/init.cc#L821-L827):
+// every value but -2 ("unset") becomes the protocol's buffer size in
+// bytes unchecked, so zero or a negative size is not refused there.
+func checkBuffSize(val string) (Problem, bool) {
+	if p, bad := checkInt(val); bad {
+		return p, bad
+	}
+	c := ParseCInt(val)
+	if !c.Digits || c.Value == -2 || c.Value > 0 {
+		return Problem{}, false
+	}
+	return Problem{Severity: Warning, Kind: BadValue, Message: fmt.Sprintf("a buffer of %d bytes; NCCL takes every value but -2 as the buffer size in bytes without a check (a zero or negative size is not replaced by the default); leave it unset (or -2) for the default", c.Value)}, true
 }
 
 // checkThreads mirrors getNthreads

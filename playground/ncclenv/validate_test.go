@@ -136,6 +136,14 @@ func TestValidate(t *testing.T) {
 		{map[string]string{"NCCL_LL128_NTHREADS": "96"}, []want{{"NCCL_LL128_NTHREADS", Warning, Clamped, "uses 160"}}},
 		{map[string]string{"NCCL_THREAD_THRESHOLDS": "8 8 x"}, []want{{"NCCL_THREAD_THRESHOLDS", Error, BadValue, "field 3"}}},
 		{map[string]string{"NCCL_THREAD_THRESHOLDS": "1 2 3 4 5 6 7"}, []want{{"NCCL_THREAD_THRESHOLDS", Warning, BadValue, "first 6"}}},
+		// ncclMinNchannels (connect.cc): above MAXCHANNELS (64) it is
+		// lowered with an INFO line; negative means none; 8 and -2 pass.
+		{map[string]string{"NCCL_MIN_NCHANNELS": "100000"}, []want{{"NCCL_MIN_NCHANNELS", Warning, Clamped, "limiting to 64"}}},
+		{map[string]string{"NCCL_MIN_NCHANNELS": "-5"}, []want{{"NCCL_MIN_NCHANNELS", Warning, Clamped, "as none (0)"}}},
+		{map[string]string{"NCCL_MIN_NCHANNELS": "8", "NCCL_BUFFSIZE": "-2", "NCCL_LL_BUFFSIZE": "1048576"}, nil},
+		// computeBuffSizes (init.cc): only -2 means the default.
+		{map[string]string{"NCCL_BUFFSIZE": "0"}, []want{{"NCCL_BUFFSIZE", Warning, BadValue, "without a check"}}},
+		{map[string]string{"NCCL_LL128_BUFFSIZE": "-1"}, []want{{"NCCL_LL128_BUFFSIZE", Warning, BadValue, "a buffer of -1 bytes"}}},
 	}
 	for _, tt := range tests {
 		got := Validate(New(tt.env))

@@ -57,6 +57,10 @@ const (
 	// MaxBatch and MaxSeqLen bound the derived workload's inputs.
 	MaxBatch  = 1 << 20
 	MaxSeqLen = 1 << 24
+	// MaxSolveTargets bounds the target speedups of one step question
+	// (--solve-speedup): each costs some 80 DDP projections, and a
+	// reader compares a handful.
+	MaxSolveTargets = 4
 )
 
 // parseCount reads a count as `ncclsim step --params` does (see
@@ -360,6 +364,9 @@ func stepWorkload(in StepInputs, params int64, layers int, dt tune.Datatype) (*w
 func parseFloatList(s string) ([]float64, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
+	}
+	if n := strings.Count(s, ",") + 1; n > MaxSolveTargets {
+		return nil, fmt.Errorf("%d target speedups, over the limit of %d", n, MaxSolveTargets)
 	}
 	var out []float64
 	for _, f := range strings.Split(s, ",") {

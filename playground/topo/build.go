@@ -710,6 +710,9 @@ func (b *builder) addNVLink(e *element, parentBus string) error {
 			b.warn(e.line, "NVLink target %s is not a GPU of the graph; NCCL adds no link", target)
 			return nil
 		}
+		if rem == d {
+			b.warn(e.line, "NVLink target %s is the GPU itself; NCCL adds a link from the GPU to itself (ncclTopoAddNvLinks does not check), which leads to no other GPU but counts in this GPU's NVLink bandwidth", target)
+		}
 		return b.connect(d, rem, LinkNVL, bw)
 	case CPU:
 		cpu := findLocalCPU(d, nil)

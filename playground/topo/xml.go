@@ -333,10 +333,74 @@ func checkLimits(t xml.StartElement, line, count, depth int) error {
 	return nil
 }
 
-// descriptionComment returns the text of a "description: ..." comment.
+// descriptionComment returns the text of a "description: ..." comment,
+// as plain text (see plainText).
 func descriptionComment(comment string) (string, bool) {
 	rest, ok := strings.CutPrefix(strings.TrimSpace(comment), "description:")
-	return strings.TrimSpace(rest), ok
+	return strings.TrimSpace(plainText(rest)), ok
+}
+
+// plainText returns s without terminal control sequences, so that text
+// of the file that is shown (the description) can neither set a window
+// title nor clear the screen of whoever runs ncclsim, nor show control
+// characters on the page: escape sequences (ESC [ ... final byte, ESC ]
+// ... BEL or ESC \, ESC and one more byte) and their C1 forms (U+009B,
+// U+009D) go whole, line breaks and tabs become one space, and every
+// other C0 or C1 control and DEL is dropped. XML comments are the one text
+// encoding/xml passes on with such characters; character data and
+// attribute values with C0 controls are refused by the decoder.
+func plainText(s string) string {
+	clean := true
+	for _, r := range s {
+		if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			b.WriteByte(' ')
+		case r == 0x1b && i+1 < len(rs) && rs[i+1] == '[', r == 0x9b:
+			if r == 0x1b {
+				i++
+			}
+			for i+1 < len(rs) && rs[i+1] >= 0x20 && rs[i+1] <= 0x3f {
+				i++
+			}
+			if i+1 < len(rs) && rs[i+1] >= 0x40 && rs[i+1] <= 0x7e {
+				i++
+			}
+		case r == 0x1b && i+1 < len(rs) && rs[i+1] == ']', r == 0x9d:
+			if r == 0x1b {
+				i++
+			}
+			for i+1 < len(rs) {
+				i++
+				if rs[i] == 0x07 || rs[i] == 0x9c {
+					break
+				}
+				if rs[i] == 0x1b && i+1 < len(rs) && rs[i+1] == '\\' {
+					i++
+					break
+				}
+			}
+		case r == 0x1b:
+			if i+1 < len(rs) {
+				i++
+			}
+		case r < 0x20 || (r >= 0x7f && r <= 0x9f):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // Description returns the text of the first "<!-- description: ... -->"

@@ -319,6 +319,10 @@ func TestSilentAcceptancesWarn(t *testing.T) {
 			"line 3: link_width=-4 is negative; NCCL computes width * speed / 80 as it is, a bandwidth of -6.0 GB/s"},
 		{"switch linked to itself", strings.Replace(minimal, "  </cpu>", sw+"\n  </cpu>", 1),
 			"line 6: pcilink target 0000:10:00.0 is the switch itself"},
+		{"GPU NVLinked to itself", `<system version="1"><cpu numaid="0" affinity="ff" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">
+<pci busid="0000:02:00.0" class="0x030000" link_speed="16.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1">
+<nvlink target="0000:02:00.0" count="4" tclass="0x030000"/></gpu></pci></cpu></system>`,
+			"line 3: NVLink target 0000:02:00.0 is the GPU itself"},
 		{"more GPUs than NCCL's local ranks", topotest.Host{Sockets: 1, GPUs: topo.MaxLocalRanks + 1}.XML(),
 			fmt.Sprintf("line 1: %d GPUs on one host: NCCL sizes its per-host state for at most %d local ranks", topo.MaxLocalRanks+1, topo.MaxLocalRanks)},
 		{"over-long description", "<!-- description: " + strings.Repeat("é", topo.MaxDescription+5) + " -->\n" + minimal,

@@ -18,8 +18,10 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/distributed-nav/distributed-nav/generator/build"
 	"github.com/distributed-nav/distributed-nav/generator/crosslink"
@@ -273,8 +275,38 @@ func runEnv(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		known = append(known, r.Name)
 	}
-	return fmt.Errorf("distnav env: %s is not a variable NCCL %s or PyTorch %s reads (nearest: %s)", name,
-		"v2.30.7-1", "v2.6.0", strings.Join(crosslink.Nearest(name, known, 3), ", "))
+	nearest := "none"
+	if len(name) <= maxEnvNameSuggest {
+		nearest = strings.Join(crosslink.Nearest(name, known, 3), ", ")
+	}
+	return fmt.Errorf("distnav env: %s is not a variable NCCL %s or PyTorch %s reads (nearest: %s)", shownName(name),
+		"v2.30.7-1", "v2.6.0", nearest)
+}
+
+// Bounds of `distnav env NAME`'s answer for a name it does not know.
+const (
+	// maxEnvNameSuggest is the longest name nearest names are searched
+	// for (the edit distance grows with the name); the playground's
+	// ncclenv uses the same 128 bytes. No variable NCCL or PyTorch reads
+	// comes near it.
+	maxEnvNameSuggest = 128
+	// maxEnvNameShown is how many bytes of an unknown name are echoed.
+	maxEnvNameShown = 80
+)
+
+// shownName returns name as it is echoed in an error: quoted with Go
+// escapes, so control characters (an escape sequence that would set the
+// terminal's title) show as text, and cut to maxEnvNameShown bytes with
+// the full length said.
+func shownName(name string) string {
+	if len(name) <= maxEnvNameShown {
+		return strconv.Quote(name)
+	}
+	n := maxEnvNameShown
+	for n > 0 && !utf8.RuneStart(name[n]) {
+		n-- // do not split a character
+	}
+	return fmt.Sprintf("%s... (%d bytes in all)", strconv.Quote(name[:n]), len(name))
 }
 
 func printEnvRow(w io.Writer, r envtable.Row, link string, asJSON bool) error {

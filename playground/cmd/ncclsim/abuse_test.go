@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/distributed-nav/distributed-nav/playground/doctor"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 	"github.com/distributed-nav/distributed-nav/playground/stepsim"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
@@ -81,6 +83,35 @@ func TestAbuse(t *testing.T) {
 		{name: "NCCL_MAX_NCHANNELS=0 is not silent",
 			args: []string{"tune", "--preset", "h100-sxm-8x", "--env", "NCCL_MAX_NCHANNELS=0"},
 			code: 0, err: "setting it to 1", maxOut: 64 << 10},
+		{name: "issue 18 fixA 1: 100 target speedups, refused before any projection",
+			args: append(step, "--model", "ddp", "--params", "1e9", "--solve-speedup", strings.TrimSuffix(strings.Repeat("1.5,", 100), ",")),
+			code: 2, err: fmt.Sprintf("100 target speedups, over the limit of %d", service.MaxSolveTargets), maxOut: 0},
+		{name: "issue 18 fixA 2: a 2 MB env line is reported by number, the next line still read",
+			args: []string{"doctor", "--env", "-"}, stdin: "NCCL_X=" + strings.Repeat("a", 2<<20) + "\nNCCL_DEBUG=INFO\n",
+			code: 0, maxOut: 64 << 10, count: fmt.Sprintf("line 1: warning: line over the limit of %d bytes", doctor.MaxEnvLineBytes), maxCount: 1, least: 1},
+		{name: "issue 18 fixA 2: the line after an over-long one",
+			args: []string{"doctor", "--env", "-"}, stdin: "NCCL_X=" + strings.Repeat("a", 2<<20) + "\nNCCL_DEBUG=INFO\n",
+			code: 0, maxOut: 64 << 10, count: "line 2: info: NCCL_DEBUG", maxCount: 1, least: 1},
+		{name: "issue 18 fixA 3: raw 8-bit CSI does not reach the output",
+			args: []string{"doctor", "--log", "-"}, stdin: "h\x9bA:1:1 [0] NCCL INFO NCCL version 2.18.1\x9b31m+cuda12\n",
+			code: 0, maxOut: 64 << 10, count: "\x9b", maxCount: 0, least: 0},
+		{name: "issue 18 fixA 3: raw 8-bit CSI, the version read clean",
+			args: []string{"doctor", "--log", "-"}, stdin: "h\x9bA:1:1 [0] NCCL INFO NCCL version 2.18.1\x9b31m+cuda12\n",
+			code: 0, maxOut: 64 << 10, count: "NCCL version: 2.18.1+cuda12\n", maxCount: 1, least: 1},
+		{name: "issue 18 fixA 4: escape sequences in the description comment do not reach the terminal",
+			args: []string{"topo", "--xml", "-"}, stdin: "<!-- description: \x1b]0;pwned\x07\x1b[2J hi -->" + topotest.OneGPU(""),
+			code: 0, maxOut: 64 << 10, count: "\x1b", maxCount: 0, least: 0},
+		{name: "issue 18 fixA 6: NCCL_MIN_NCHANNELS=100000 is not silent",
+			args: []string{"tune", "--preset", "h100-sxm-8x", "--env", "NCCL_MIN_NCHANNELS=100000"},
+			code: 0, err: "limiting to 64", maxOut: 64 << 10},
+		{name: "issue 18 fixA 6: NCCL_BUFFSIZE=0 is not silent",
+			args: []string{"tune", "--preset", "h100-sxm-8x", "--env", "NCCL_BUFFSIZE=0"},
+			code: 0, err: "NCCL_BUFFSIZE: a buffer of 0 bytes", maxOut: 64 << 10},
+		{name: "issue 18 fixA 6: a GPU NVLinked to itself is not silent",
+			args: []string{"topo", "--xml", "-"}, stdin: `<system version="1"><cpu numaid="0" affinity="ff" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">` +
+				`<pci busid="0000:02:00.0" class="0x030000" link_speed="16.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1">` +
+				`<nvlink target="0000:02:00.0" count="4" tclass="0x030000"/></gpu></pci></cpu></system>`,
+			code: 0, maxOut: 64 << 10, count: "is the GPU itself", maxCount: 1, least: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -68,7 +68,7 @@ func runStep(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs.StringVar(&a.timing, "timing", "calibrated", "collective times: calibrated (what nccl-tests would measure) or model (NCCL's tuning model)")
 	fs.StringVar(&a.fabric, "fabric", "auto", "network between nodes: auto, rdma or tcp")
 	fs.StringVar(&a.calibration, "calibration", "", "calibration file (default: the one built into ncclsim)")
-	fs.StringVar(&a.solve, "solve-speedup", "", "DDP: comma list of target speedups; for each, the compute times (same ratios as given) that reach it")
+	fs.StringVar(&a.solve, "solve-speedup", "", fmt.Sprintf("DDP: comma list of up to %d target speedups; for each, the compute times (same ratios as given) that reach it", service.MaxSolveTargets))
 	fs.BoolVar(&a.showTimeline, "timeline", false, "text output: list every span of the timeline")
 	fs.StringVar(&a.gpu, "gpu", "", "GPU (see data/gpus.csv: H100-SXM, A100-80GB, L40S, A40, RTX-4090, ...): derive forward and backward time from the model size and its dense BF16 throughput, and estimate memory")
 	fs.IntVar(&a.batch, "batch", service.DefaultBatch, "with --gpu: sequences per GPU per step")
