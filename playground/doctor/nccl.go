@@ -221,13 +221,15 @@ func (p *parser) channel(n int, o origin, t, raw string) {
 	if len(fields) == 0 {
 		return
 	}
-	ranks := make([]int, 0, len(fields))
+	ranks := make([]int, 0, min(len(fields), MaxRingRanks))
 	for _, f := range fields {
 		r, err := strconv.Atoi(f)
 		if err != nil || r < 0 {
 			return
 		}
-		ranks = append(ranks, r)
+		if len(ranks) < MaxRingRanks {
+			ranks = append(ranks, r)
+		}
 	}
 	of := 0
 	if hasOf {
@@ -243,7 +245,7 @@ func (p *parser) channel(n int, o origin, t, raw string) {
 		return
 	}
 	p.ringKeys[key] = true
-	p.s.Rings = append(p.s.Rings, Ring{Channel: ch, Of: of, Ranks: ranks, Line: n})
+	p.s.Rings = append(p.s.Rings, Ring{Channel: ch, Of: of, Ranks: ranks, RankCount: len(fields), Line: n})
 }
 
 // endpoint parses "12[3]" (rank and device) or "12".
