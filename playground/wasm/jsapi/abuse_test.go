@@ -11,6 +11,7 @@ import (
 
 	"github.com/distributed-nav/distributed-nav/playground/figure"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 	"github.com/distributed-nav/distributed-nav/playground/stepsim"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
@@ -83,6 +84,17 @@ func TestAbuse(t *testing.T) {
 		{name: "issue 18 example 3: 5,000 unknown env names", fn: "doctor",
 			req:      obj(map[string]any{"log": "host:1:2 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n", "env": unknown(5000)}),
 			errField: "-", maxJSON: 2 << 20, maxTags: 5000, count: "did you mean", least: 0, most: ncclenv.MaxSuggestedNames},
+		// A file of random bytes under the cap, as the browser decodes it:
+		// each invalid byte became U+FFFD (3 bytes in UTF-8, 1 in UTF-16).
+		// The cap counts the file's bytes, as ncclsim doctor does, so a
+		// file the CLI reads is read here too; one U+FFFD more than the
+		// cap is refused, naming the cap.
+		{name: "a decoded binary file under the log cap is read", fn: "doctor",
+			req:      obj(map[string]any{"log": replacedLog(service.MaxLogBytes - 100)}),
+			errField: "-", maxJSON: 256 << 10, maxTags: 2000},
+		{name: "a decoded binary file over the log cap is refused", fn: "doctor",
+			req:      obj(map[string]any{"log": replacedLog(service.MaxLogBytes + 1)}),
+			errField: "log", errText: "the limit here is 8 MiB", maxJSON: 4 << 10},
 		{name: "terminal escapes in a log are not passed on", fn: "doctor",
 			req: obj(map[string]any{"log": "host:1:2 [0] NCCL INFO NCCL version \x1b[31m2.21.5\x1b[0m+cuda12.4\x1b]0;owned\x07\n" +
 				"host:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0\x1b[2J\n"}),
@@ -121,4 +133,12 @@ func TestAbuse(t *testing.T) {
 			t.Logf("%d bytes of JSON, %d start tags", len(text), tags)
 		})
 	}
+}
+
+// replacedLog is n characters of U+FFFD in lines of 100 bytes of the file
+// they were decoded from: what TextDecoder makes of n bytes of random
+// non-UTF-8 data with a newline every 100th byte.
+func replacedLog(n int) string {
+	line := strings.Repeat("\uFFFD", 99) + "\n"
+	return strings.Repeat(line, n/100) + strings.Repeat("\uFFFD", n%100)
 }
