@@ -350,6 +350,10 @@ func (p *parser) addConnection(c Connection, raw string) {
 	}
 }
 
+// maxTreeArity is NCCL_MAX_TREE_ARITY (src/include/device.h): the
+// children init.cc prints per channel on a Trees line.
+const maxTreeArity = 3
+
 // trees reads "Trees [0] 1/-1/-1->0->-1 [1] ...": for each channel the
 // children (down to three), the rank itself and its parent.
 func (p *parser) trees(n int, t string) {
@@ -372,8 +376,12 @@ func (p *parser) trees(n int, t string) {
 		if err1 != nil || err2 != nil {
 			return
 		}
+		kids := strings.Split(parts[0], "/")
+		if len(kids) > maxTreeArity {
+			return // not a line NCCL prints; its list would be unbounded
+		}
 		var down []int
-		for _, d := range strings.Split(parts[0], "/") {
+		for _, d := range kids {
 			v, err := strconv.Atoi(d)
 			if err != nil {
 				return
