@@ -261,6 +261,17 @@ func hostileInputs(tb testing.TB, dir string) []hostileInput {
 		}
 		return write("core.bin", data)
 	}()
+	// Random bytes without NUL just under the log cap (issue 18's
+	// log_bin.txt): decoded, each invalid byte is a 3-byte U+FFFD, but the
+	// cap counts the file's own bytes, as ncclsim doctor does.
+	noNulFile := func() string {
+		r := rand.New(rand.NewPCG(18, 4))
+		data := make([]byte, service.MaxLogBytes-100)
+		for i := range data {
+			data[i] = byte(1 + r.Uint32()%255)
+		}
+		return write("random.log", data)
+	}()
 	env5k, env40k := unknownEnv(5000), unknownEnv(40000)
 	// 257 KB of ?env= parameters naming unknown variables.
 	var q strings.Builder
@@ -305,6 +316,9 @@ func hostileInputs(tb testing.TB, dir string) []hostileInput {
 		hostileInput{page: "doctor", name: "5 MB binary, file", open: "playground/doctor/", waitMs: 300_000,
 			act:   func(b *browser, _ string) { upload(b, "[name=logfile]", binFile) },
 			check: boundsCheck("binary file", "", "")},
+		hostileInput{page: "doctor", name: "8 MiB random bytes without NUL, file", open: "playground/doctor/", waitMs: 300_000,
+			act:   func(b *browser, _ string) { upload(b, "[name=logfile]", noNulFile) },
+			check: boundsCheck("", "random.log", "")},
 		hostileInput{page: "doctor", name: "5,000 unknown env names", open: "playground/doctor/", waitMs: 300_000,
 			prep: func(b *browser, _ string) {
 				eval[bool](b, `(() => { window.__env = `+jsString(env5k)+`; return true; })()`)

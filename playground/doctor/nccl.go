@@ -221,13 +221,15 @@ func (p *parser) channel(n int, o origin, t, raw string) {
 	if len(fields) == 0 {
 		return
 	}
-	ranks := make([]int, 0, len(fields))
+	ranks := make([]int, 0, min(len(fields), MaxRingRanks))
 	for _, f := range fields {
 		r, err := strconv.Atoi(f)
 		if err != nil || r < 0 {
 			return
 		}
-		ranks = append(ranks, r)
+		if len(ranks) < MaxRingRanks {
+			ranks = append(ranks, r)
+		}
 	}
 	of := 0
 	if hasOf {
@@ -243,7 +245,7 @@ func (p *parser) channel(n int, o origin, t, raw string) {
 		return
 	}
 	p.ringKeys[key] = true
-	p.s.Rings = append(p.s.Rings, Ring{Channel: ch, Of: of, Ranks: ranks, Line: n})
+	p.s.Rings = append(p.s.Rings, Ring{Channel: ch, Of: of, Ranks: ranks, RankCount: len(fields), Line: n})
 }
 
 // endpoint parses "12[3]" (rank and device) or "12".
@@ -348,6 +350,10 @@ func (p *parser) addConnection(c Connection, raw string) {
 	}
 }
 
+// maxTreeArity is NCCL_MAX_TREE_ARITY (src/include/device.h): the
+// children init.cc prints per channel on a Trees line.
+const maxTreeArity = 3
+
 // trees reads "Trees [0] 1/-1/-1->0->-1 [1] ...": for each channel the
 // children (down to three), the rank itself and its parent.
 func (p *parser) trees(n int, t string) {
@@ -370,8 +376,12 @@ func (p *parser) trees(n int, t string) {
 		if err1 != nil || err2 != nil {
 			return
 		}
+		kids := strings.Split(parts[0], "/")
+		if len(kids) > maxTreeArity {
+			return // not a line NCCL prints; its list would be unbounded
+		}
 		var down []int
-		for _, d := range strings.Split(parts[0], "/") {
+		for _, d := range kids {
 			v, err := strconv.Atoi(d)
 			if err != nil {
 				return

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -168,6 +169,24 @@ func TestRingsTreesAndCounts(t *testing.T) {
 	g := s.Graphs[0]
 	if g.Pattern != 4 || g.NChannels != 2 || g.BwIntra != 10 || g.TypeIntra != "SYS" || g.TypeInter != "PIX" {
 		t.Errorf("graph = %+v", g)
+	}
+}
+
+// A ring line keeps its first MaxRingRanks ranks and counts them all; a
+// Trees entry of more children than NCCL_MAX_TREE_ARITY (3) is no line
+// NCCL prints and is not read.
+func TestLongRingAndWideTree(t *testing.T) {
+	var ring strings.Builder
+	for r := range 3 * MaxRingRanks {
+		fmt.Fprintf(&ring, " %d", r)
+	}
+	s := parseString(t, "h:1:1 [0] NCCL INFO Channel 00/01 :"+ring.String()+"\n"+
+		"h:1:1 [0] NCCL INFO Trees [0] 1/2/3/4->0->-1\n")
+	if len(s.Rings) != 1 || len(s.Rings[0].Ranks) != MaxRingRanks || s.Rings[0].RankCount != 3*MaxRingRanks || s.Rings[0].MoreRanks() != 2*MaxRingRanks {
+		t.Errorf("ring: %d ranks kept, rank_count %d", len(s.Rings[0].Ranks), s.Rings[0].RankCount)
+	}
+	if len(s.Trees) != 0 {
+		t.Errorf("trees = %+v, want none", s.Trees)
 	}
 }
 

@@ -371,7 +371,9 @@ func writeChannelsText(w io.Writer, s *Summary) {
 			for _, x := range r.Ranks {
 				fmt.Fprintf(&b, " %d", x)
 			}
-			if len(r.Ranks) > 1 {
+			if more := r.MoreRanks(); more > 0 {
+				fmt.Fprintf(&b, " ... and %d more ranks (%d in all)", more, r.RankCount)
+			} else if len(r.Ranks) > 1 {
 				fmt.Fprintf(&b, " -> %d", r.Ranks[0])
 			}
 			fmt.Fprintln(w, b.String())
@@ -555,6 +557,13 @@ func WriteHTML(w io.Writer, s *Summary, ds []Diagnosis) error {
 			for _, x := range r.Ranks {
 				o.raw(" ")
 				o.num(x)
+			}
+			if more := r.MoreRanks(); more > 0 {
+				o.raw(" … and ")
+				o.num(more)
+				o.raw(" more ranks (")
+				o.num(r.RankCount)
+				o.raw(" in all)")
 			}
 			o.raw("\n")
 		}

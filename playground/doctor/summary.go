@@ -36,14 +36,26 @@ type Rank struct {
 	Line    int    `json:"line"`
 }
 
+// MaxRingRanks is how many ranks of one ring line the Summary keeps: a
+// whole 16-node ring of 8 GPUs each. NCCL itself caps no communicator size
+// (init.cc only checks nranks >= 1), so a longer ring is no finding; its
+// order beyond the first MaxRingRanks ranks is more than a reader can use
+// and would make the report megabytes long.
+const MaxRingRanks = 128
+
 // Ring is one "Channel NN/MM : a b c ..." line: the order in which a ring
-// visits the ranks.
+// visits the ranks. Ranks holds the first MaxRingRanks of them and
+// RankCount how many the line names.
 type Ring struct {
-	Channel int   `json:"channel"`
-	Of      int   `json:"of"`
-	Ranks   []int `json:"ranks"`
-	Line    int   `json:"line"`
+	Channel   int   `json:"channel"`
+	Of        int   `json:"of"`
+	Ranks     []int `json:"ranks"`
+	RankCount int   `json:"rank_count"`
+	Line      int   `json:"line"`
 }
+
+// MoreRanks is how many ranks of the ring line Ranks leaves out.
+func (r Ring) MoreRanks() int { return max(0, r.RankCount-len(r.Ranks)) }
 
 // TreeLink is one channel of a "Trees" line: the rank's parent and children.
 type TreeLink struct {

@@ -138,17 +138,27 @@ type DoctorPage struct {
 	Figures []Figure      `json:"-"`
 }
 
+// FileBytes counts text as the bytes of the file it was read from, the
+// measure `ncclsim doctor` caps: a browser decoding a file replaces each
+// invalid UTF-8 sequence (one to three bytes) by U+FFFD, three bytes in
+// UTF-8, so each U+FFFD counts as one byte. The count is at most the file's
+// size (File.size, what the page checks), and the text at most three times
+// the count.
+func FileBytes(text string) int {
+	return len(text) - 2*strings.Count(text, "\uFFFD")
+}
+
 // DoctorPage answers the log doctor page for pasted texts, refusing texts
-// over MaxLogBytes and MaxEnvDumpSize.
+// whose FileBytes are over MaxLogBytes and MaxEnvDumpSize.
 func (s *Service) DoctorPage(ctx context.Context, logText, envText string) (*DoctorPage, error) {
 	if strings.TrimSpace(logText) == "" && strings.TrimSpace(envText) == "" {
 		return nil, fieldErr("log", "paste an NCCL_DEBUG=INFO log, an environment listing, or both")
 	}
-	if len(logText) > MaxLogBytes {
-		return nil, fieldErr("log", "the log is "+strconv.Itoa(len(logText))+" bytes; the limit here is "+strconv.Itoa(MaxLogBytes>>20)+" MiB (ncclsim doctor reads any size)")
+	if n := FileBytes(logText); n > MaxLogBytes {
+		return nil, fieldErr("log", "the log is "+strconv.Itoa(n)+" bytes; the limit here is "+strconv.Itoa(MaxLogBytes>>20)+" MiB (ncclsim doctor reads any size)")
 	}
-	if len(envText) > MaxEnvDumpSize {
-		return nil, fieldErr("envdump", "the environment text is "+strconv.Itoa(len(envText))+" bytes; the limit is "+strconv.Itoa(MaxEnvDumpSize>>20)+" MiB")
+	if n := FileBytes(envText); n > MaxEnvDumpSize {
+		return nil, fieldErr("envdump", "the environment text is "+strconv.Itoa(n)+" bytes; the limit is "+strconv.Itoa(MaxEnvDumpSize>>20)+" MiB")
 	}
 	req := DoctorRequest{Env: envText, HasEnv: envText != ""}
 	if logText != "" {

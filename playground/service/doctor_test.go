@@ -85,3 +85,22 @@ func TestDoctorEstimatorColls(t *testing.T) {
 		t.Errorf("estimator offers %v, the doctor links %v", offered, doctor.EstimatorColls)
 	}
 }
+
+// TestFileBytes checks the doctor page's cap measure: the bytes of the file
+// a browser decoded, each U+FFFD one invalid byte (the rest as in UTF-8).
+func TestFileBytes(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want int
+	}{
+		{"", 0},
+		{"NCCL INFO\n", 10},
+		{"é", 2},              // two bytes in the file and in UTF-8
+		{"\uFFFD\uFFFD\n", 3}, // two invalid bytes and a newline
+		{strings.Repeat("\uFFFD", 1000), 1000},
+	} {
+		if got := FileBytes(tt.text); got != tt.want {
+			t.Errorf("FileBytes(%q) = %d, want %d", tt.text, got, tt.want)
+		}
+	}
+}

@@ -251,8 +251,14 @@ func estimateTable(es *estimate.System, e *estimate.Estimate, f tune.Func) strin
 
 // yourSeries is the user's run as markers over the estimator's curves.
 func yourSeries(c *compare.Result, busbw bool) figure.Series {
-	s := figure.Series{Name: "your run (" + strconv.Itoa(len(c.Rows)) + " sizes)", Class: "pg-s3 pg-yours", Kind: figure.Markers}
-	for _, r := range c.Rows {
+	shown := shownRows(len(c.Rows))
+	name := "your run (" + strconv.Itoa(len(c.Rows)) + " sizes)"
+	if len(shown) < len(c.Rows) {
+		name = "your run (" + strconv.Itoa(len(shown)) + " of " + strconv.Itoa(len(c.Rows)) + " sizes)"
+	}
+	s := figure.Series{Name: name, Class: "pg-s3 pg-yours", Kind: figure.Markers}
+	for _, i := range shown {
+		r := c.Rows[i]
 		v := r.MeasuredBusBw
 		if !busbw {
 			v = r.MeasuredTimeUs
@@ -261,4 +267,27 @@ func yourSeries(c *compare.Result, busbw bool) figure.Series {
 			Title: "your run at " + figure.Bytes(float64(r.Bytes)) + " (line " + strconv.Itoa(r.Line) + "): " + valueText(v, busbw)})
 	}
 	return s
+}
+
+// MaxShownCompareRows is how many rows of a pasted run the estimator page
+// draws, in its table and as chart points: a doubling sweep (nccl-tests -f 2)
+// from 1 B to 2^63 B is 64 rows, so this is every row of any real sweep with
+// room for two runs; more rows (a linear -i sweep, a pasted repetition)
+// would only cost the page its responsiveness, and the reply's JSON keeps
+// every row.
+const MaxShownCompareRows = 128
+
+// shownRows returns the indices of the rows of n the page draws: all of
+// them up to MaxShownCompareRows, else that many evenly spaced from the
+// first to the last.
+func shownRows(n int) []int {
+	k := min(n, MaxShownCompareRows)
+	out := make([]int, k)
+	for i := range out {
+		out[i] = i
+		if k < n && k > 1 {
+			out[i] = i * (n - 1) / (k - 1)
+		}
+	}
+	return out
 }

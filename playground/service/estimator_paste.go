@@ -55,7 +55,9 @@ func compareTable(c *compare.Result) string {
 		return figure.Cell{Text: figure.Fixed(*v, 1), Value: jsonNumber(*v, 64)}
 	}
 	var rows []figure.Row
-	for _, r := range c.Rows {
+	shown := shownRows(len(c.Rows))
+	for _, i := range shown {
+		r := c.Rows[i]
 		band := figure.Fixed(r.BandLow, 2) + "–"
 		if r.BandHigh != nil {
 			band += figure.Fixed(*r.BandHigh, 2)
@@ -70,8 +72,12 @@ func compareTable(c *compare.Result) string {
 			num(r.MeasuredBusBw), num(r.ModelBusBw), num(r.CalibratedBusBw), {Text: band}, pct(r.ErrorPct), pct(r.ModelErrorPct),
 		}})
 	}
+	caption := "Your " + c.Coll + " run on " + strconv.Itoa(c.NRanks) + " ranks: measured busbw (out-of-place) next to NCCL's model and the calibrated estimate with its band; error = (predicted − measured) / measured"
+	if more := len(c.Rows) - len(shown); more > 0 {
+		caption += "; " + strconv.Itoa(len(shown)) + " of the " + strconv.Itoa(len(c.Rows)) + " rows, evenly spaced from the first to the last, and " + strconv.Itoa(more) + " more rows (ncclsim compare lists them all)"
+	}
 	return figure.Table(figure.TableSpec{
-		Caption: "Your " + c.Coll + " run on " + strconv.Itoa(c.NRanks) + " ranks: measured busbw (out-of-place) next to NCCL's model and the calibrated estimate with its band; error = (predicted − measured) / measured",
+		Caption: caption,
 		Head:    []string{"size", "measured busbw (GB/s)", "NCCL model (GB/s)", "calibrated (GB/s)", "band (GB/s)", "error (%)", "model error (%)"},
 		Class:   "pg-compare",
 		Rows:    rows,

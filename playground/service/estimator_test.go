@@ -95,3 +95,23 @@ func TestEstimatorPageComparesPastedRun(t *testing.T) {
 		t.Errorf("bad paste: compare %v, %d figures (the curves and the table stay)", p.Compare != nil, len(p.Figures))
 	}
 }
+
+// TestShownRows checks which pasted rows the estimator page draws: every
+// row up to MaxShownCompareRows, else that many from the first row to the
+// last, evenly spaced (index i*(n-1)/(k-1)), never a row twice.
+func TestShownRows(t *testing.T) {
+	for _, n := range []int{0, 1, 2, MaxShownCompareRows, MaxShownCompareRows + 1, 8192} {
+		got := shownRows(n)
+		if want := min(n, MaxShownCompareRows); len(got) != want {
+			t.Fatalf("shownRows(%d) has %d rows, want %d", n, len(got), want)
+		}
+		for i, r := range got {
+			if i > 0 && r <= got[i-1] {
+				t.Fatalf("shownRows(%d)[%d] = %d after %d: not increasing", n, i, r, got[i-1])
+			}
+		}
+		if n > 0 && (got[0] != 0 || got[len(got)-1] != n-1) {
+			t.Errorf("shownRows(%d) runs %d..%d, want 0..%d", n, got[0], got[len(got)-1], n-1)
+		}
+	}
+}

@@ -67,6 +67,16 @@ func TestAbuse(t *testing.T) {
 		{name: "an unknown name of 100 KB",
 			args: []string{"doctor", "--env", "-"}, stdin: "NCCL_" + strings.Repeat("X", 100<<10) + "=1\n",
 			code: 0, maxOut: 256 << 10, count: "did you mean", maxCount: 0},
+		// 64 rings of 11,500 ranks (3.7 MB): each ring keeps its first
+		// doctor.MaxRingRanks ranks and says how many more; 64 lines of at
+		// most 128 numbers of 6 bytes fit well in 128 KB (the whole log
+		// printed back was 3.7 MB, 11.8 MB as JSON).
+		{name: "64 rings of 11,500 ranks: first ranks and the rest counted",
+			args: []string{"doctor", "--log", "-"}, stdin: ringLog(64, 11500),
+			code: 0, maxOut: 128 << 10, count: fmt.Sprintf("and %d more ranks (11500 in all)", 11500-doctor.MaxRingRanks), maxCount: 64, least: 64},
+		{name: "64 rings of 11,500 ranks, JSON: rank_count keeps the length",
+			args: []string{"doctor", "--log", "-", "--json"}, stdin: ringLog(64, 11500),
+			code: 0, maxOut: 256 << 10, count: `"rank_count": 11500`, maxCount: 64, least: 64},
 		{name: "66 GPUs on a host: pairs summarised in classes",
 			// 66 x 65 ordered pairs; same switch (PIX) and across switches (PHB)
 			// are the only two ways one GPU reaches another here.
@@ -134,4 +144,18 @@ func TestAbuse(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ringLog is an NCCL_DEBUG=INFO log of rank 0's ring lines: channels rings
+// ("Channel NN/MM :" as init.cc prints them), each visiting ranks ranks.
+func ringLog(channels, ranks int) string {
+	var order strings.Builder
+	for r := range ranks {
+		fmt.Fprintf(&order, " %d", r)
+	}
+	var b strings.Builder
+	for c := range channels {
+		fmt.Fprintf(&b, "h:1:1 [0] NCCL INFO Channel %02d/%02d :   %s\n", c, channels, order.String())
+	}
+	return b.String()
 }

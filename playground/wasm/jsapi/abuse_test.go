@@ -11,6 +11,7 @@ import (
 
 	"github.com/distributed-nav/distributed-nav/playground/figure"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
+	"github.com/distributed-nav/distributed-nav/playground/service"
 	"github.com/distributed-nav/distributed-nav/playground/stepsim"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
@@ -83,6 +84,26 @@ func TestAbuse(t *testing.T) {
 		{name: "issue 18 example 3: 5,000 unknown env names", fn: "doctor",
 			req:      obj(map[string]any{"log": "host:1:2 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n", "env": unknown(5000)}),
 			errField: "-", maxJSON: 2 << 20, maxTags: 5000, count: "did you mean", least: 0, most: ncclenv.MaxSuggestedNames},
+		// A file of random bytes under the cap, as the browser decodes it:
+		// each invalid byte became U+FFFD (3 bytes in UTF-8, 1 in UTF-16).
+		// The cap counts the file's bytes, as ncclsim doctor does, so a
+		// file the CLI reads is read here too; one U+FFFD more than the
+		// cap is refused, naming the cap.
+		{name: "a decoded binary file under the log cap is read", fn: "doctor",
+			req:      obj(map[string]any{"log": replacedLog(service.MaxLogBytes - 100)}),
+			errField: "-", maxJSON: 256 << 10, maxTags: 2000},
+		{name: "a decoded binary file over the log cap is refused", fn: "doctor",
+			req:      obj(map[string]any{"log": replacedLog(service.MaxLogBytes + 1)}),
+			errField: "log", errText: "the limit here is 8 MiB", maxJSON: 4 << 10},
+		// A linear nccl-tests sweep of 8,192 sizes pasted on the estimator
+		// page: the table and each chart draw service.MaxShownCompareRows of
+		// them, evenly spaced, and say how many more; the JSON keeps every
+		// row (one "in_band" each). Tags: 128 rows of 8 cells and 2 charts
+		// of 128 markers over the page's curves stay under 6,000 (8,192
+		// rows drew 115,405 elements).
+		{name: "8,192 pasted nccl-tests rows: table and points capped", fn: "estimator",
+			req:      obj(map[string]any{"preset": "h100-sxm-8x", "coll": "allreduce", "bytes": "1M", "ncclTests": linearSweep(8192)}),
+			errField: "-", maxJSON: 8 << 20, maxTags: 6000, count: `"in_band"`, least: 8192, most: 8192},
 		{name: "terminal escapes in a log are not passed on", fn: "doctor",
 			req: obj(map[string]any{"log": "host:1:2 [0] NCCL INFO NCCL version \x1b[31m2.21.5\x1b[0m+cuda12.4\x1b]0;owned\x07\n" +
 				"host:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0\x1b[2J\n"}),
@@ -121,4 +142,27 @@ func TestAbuse(t *testing.T) {
 			t.Logf("%d bytes of JSON, %d start tags", len(text), tags)
 		})
 	}
+}
+
+// replacedLog is n characters of U+FFFD in lines of 100 bytes of the file
+// they were decoded from: what TextDecoder makes of n bytes of random
+// non-UTF-8 data with a newline every 100th byte.
+func replacedLog(n int) string {
+	line := strings.Repeat("\uFFFD", 99) + "\n"
+	return strings.Repeat(line, n/100) + strings.Repeat("\uFFFD", n%100)
+}
+
+// linearSweep is an all_reduce_perf run on 8 ranks of one node stepping the
+// size linearly (-b 32 -i 32): n rows of 32, 64, ... bytes.
+func linearSweep(n int) string {
+	var b strings.Builder
+	b.WriteString("# nThread 1 nGpus 1 minBytes 32 maxBytes " + strconv.Itoa(32*n) + " step: 32(bytes) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n")
+	for r := range 8 {
+		fmt.Fprintf(&b, "#  Rank %2d Group  0 Pid   4242 on     node01 device %2d [0000:2c:00] NVIDIA H100\n", r, r)
+	}
+	b.WriteString("#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%12d %12d     float     sum      -1    10.0   10.00   17.50      0    10.0   10.00   17.50      0\n", 32*i, 8*i)
+	}
+	return b.String()
 }

@@ -72,8 +72,12 @@ export function bigText(area, { onChange, what = 'text', onFile, maxBytes = Infi
     if (reading) status.textContent = `Reading ${reading.name}, ${sizeText(reading.bytes)}…`;
     else if (held) status.textContent = `${held.name}, ${sizeText(held.bytes)} loaded (kept in memory, not shown in the box, so that the page stays responsive).`;
   };
-  const set = (text, name) => {
-    const bytes = utf8Bytes(text);
+  // fileBytes, for text read from a file, is the file's own size
+  // (File.size): decoding replaced each invalid byte by U+FFFD, three bytes
+  // in UTF-8, and the caps count the file, as ncclsim and the worker do
+  // (service.FileBytes).
+  const set = (text, name, fileBytes) => {
+    const bytes = fileBytes === undefined ? utf8Bytes(text) : fileBytes;
     if (bytes > SHOW_BYTES) {
       held = { text, name: name || `pasted ${what}`, bytes };
       area.value = '';
@@ -180,7 +184,8 @@ export function bigText(area, { onChange, what = 'text', onFile, maxBytes = Infi
     name: () => (held ? held.name : ''),
     isHeld: () => !!held,
     // set replaces the text (from a file, a sample or a preset); name is the
-    // file's name, shown when the text is held.
+    // file's name, shown when the text is held, and fileBytes the file's
+    // size.
     set,
     read,
   };

@@ -33,7 +33,7 @@ export function doctorWidget({ update }) {
     setError(fLog, '');
     const t = await logText.read(f);
     if (t === null) return;
-    logText.set(t, f.name);
+    logText.set(t, f.name, f.size);
     changed(true);
   };
   const logText = bigText(log, { onChange: changed, what: 'log', maxBytes: MAX_LOG, onFile: readLog, onError: (m) => setError(fLog, m) });
@@ -42,7 +42,7 @@ export function doctorWidget({ update }) {
       setError(fEnv, '');
       const t = await envText.read(f);
       if (t === null) return;
-      envText.set(t, f.name);
+      envText.set(t, f.name, f.size);
       changed(true);
     } });
   fileLog.addEventListener('change', () => readLog(fileLog.files && fileLog.files[0]));
@@ -76,7 +76,7 @@ export function doctorWidget({ update }) {
         fill(rep.body, h('p', {}, 'Paste a log or an environment listing into the box to diagnose it.'));
         return { idle: true };
       }
-      // The caps count UTF-8 bytes, as the Go side does.
+      // The caps count UTF-8 bytes (a file's own bytes), as the Go side does.
       if (logText.bytes() > MAX_LOG) return { error: { field: 'log', message: `The log is ${sizeText(logText.bytes())}; the limit here is ${mib(MAX_LOG)}.` } };
       if (envText.bytes() > MAX_ENV) return { error: { field: 'envdump', message: `The environment text is ${sizeText(envText.bytes())}; the limit here is ${mib(MAX_ENV)}.` } };
       return { fn: 'doctor', req: { log: logValue, env: envValue } };
