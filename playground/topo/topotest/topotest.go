@@ -73,3 +73,20 @@ func OneGPU(body string) string {
 		`<pci busid="0000:17:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci>` +
 		body + `</cpu></system>`
 }
+
+// NICs returns n 100 Gb/s NICs, each on a root port of its own in PCI
+// domain 1 (so that their bus ids never meet a Host's), to be placed
+// inside a <cpu> element.
+func NICs(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `<pci busid="0001:%02x:%02x.0" class="0x020700" link_speed="16.0 GT/s PCIe" link_width="16"><nic><net name="mlx5_%d" dev="%d" speed="100000" port="1" gdr="0"/></nic></pci>`,
+			i/32, i%32, i, i)
+	}
+	return b.String()
+}
+
+// WithNICs returns the host XML x with NICs(n) under its first CPU.
+func WithNICs(x string, n int) string {
+	return strings.Replace(x, "</cpu>", NICs(n)+"</cpu>", 1)
+}

@@ -77,6 +77,13 @@ func TestAbuse(t *testing.T) {
 		{name: "66 GPUs on a host: pairs and matrix summarised", fn: "topo",
 			req:      obj(map[string]any{"xml": topotest.Host{Sockets: 1, Switches: 6, GPUs: 11}.XML()}),
 			errField: "-", maxJSON: 256 << 10, maxTags: 3000, count: `"gpu_pairs_omitted":4290`, least: 1, most: 1},
+		{name: "66 GPUs and 64 NICs: GPU-NIC paths summarised", fn: "topo",
+			// 66 x 64 = 4,224 paths, over topo.MaxListedGPUNICs.
+			req:      obj(map[string]any{"xml": topotest.WithNICs(topotest.Host{Sockets: 1, Switches: 6, GPUs: 11}.XML(), 64)}),
+			errField: "-", maxJSON: 256 << 10, maxTags: 3000, count: `"gpu_nics_omitted":4224`, least: 1, most: 1},
+		{name: "NICs beyond MAX_IB_VDEVS refused", fn: "topo",
+			req:      obj(map[string]any{"xml": topotest.OneGPU(topotest.NICs(topo.MaxNICs + 1))}),
+			errField: "xml", errText: fmt.Sprintf("more than %d NICs on one host", topo.MaxNICs), maxJSON: 4 << 10},
 		{name: "NCCL_MAX_NCHANNELS=0 is not silent", fn: "tune",
 			req:      obj(map[string]any{"preset": "h100-sxm-8x", "env": []any{"NCCL_MAX_NCHANNELS=0"}}),
 			errField: "-", maxJSON: 1 << 20, maxTags: 5000, count: "setting it to 1", least: 1, most: 4},
