@@ -84,6 +84,13 @@ func TestAbuse(t *testing.T) {
 		{name: "NICs beyond MAX_IB_VDEVS refused", fn: "topo",
 			req:      obj(map[string]any{"xml": topotest.OneGPU(topotest.NICs(topo.MaxNICs + 1))}),
 			errField: "xml", errText: fmt.Sprintf("more than %d NICs on one host", topo.MaxNICs), maxJSON: 4 << 10},
+		{name: "issue 18 (fixB): 72 GPUs in an NVLink all-to-all mesh answer", fn: "topo",
+			// The graph search recurses channels x GPUs deep; the page's worker
+			// died of "Maximum call stack size exceeded" on this shape. This
+			// runner gives node an 8 MiB stack; the same row passes under
+			// node --stack-size=200 (see graph.yieldDepth).
+			req:      obj(map[string]any{"xml": topotest.Host{Sockets: 2, Switches: 4, GPUs: 9, NVLinkAll: true}.XML()}),
+			errField: "-", maxJSON: 4 << 20, maxTags: 20000, count: `"gpu_pairs_omitted":5112`, least: 1, most: 1},
 		{name: "NCCL_MAX_NCHANNELS=0 is not silent", fn: "tune",
 			req:      obj(map[string]any{"preset": "h100-sxm-8x", "env": []any{"NCCL_MAX_NCHANNELS=0"}}),
 			errField: "-", maxJSON: 1 << 20, maxTags: 5000, count: "setting it to 1", least: 1, most: 4},
