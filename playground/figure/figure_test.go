@@ -394,7 +394,7 @@ func analyzedHost(tb testing.TB, n int) *topo.Analysis {
 	return a
 }
 
-// TestPathMatrixSummarisesLargeHosts: beyond topo.MaxListedGPUs GPUs the
+// TestPathMatrixSummarisesLargeHosts: beyond MaxMatrixCells cells the
 // matrix becomes one row per pair class: for 96 GPUs under 12 switches of
 // 8, a handful of rows whose counts add up to 96 × 95 pairs, no n × n
 // cells.
@@ -417,6 +417,29 @@ func TestPathMatrixSummarisesLargeHosts(t *testing.T) {
 	}
 	if total != 96*95 {
 		t.Errorf("classes hold %d pairs, want %d", total, 96*95)
+	}
+}
+
+// TestPathMatrixCellBound: the matrix is drawn cell by cell exactly up to
+// MaxMatrixCells (32 GPUs without NICs: 32 × 32 cells, one <td> each);
+// 33 GPUs (33 × 33 = 1,089 cells) are summarised in a few rows.
+func TestPathMatrixCellBound(t *testing.T) {
+	for _, tt := range []struct {
+		gpus     int
+		summary  bool
+		minCells int
+	}{{32, false, 32 * 32}, {33, true, 0}} {
+		html, err := PathMatrix(&model.Result{Analysis: analyzedHost(t, tt.gpus)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wellFormed(t, html)
+		if got := strings.Contains(html, "pg-matrix-summary"); got != tt.summary {
+			t.Errorf("%d GPUs: summary %v, want %v", tt.gpus, got, tt.summary)
+		}
+		if tds := strings.Count(html, "<td"); tds < tt.minCells || (tt.summary && tds > 60) {
+			t.Errorf("%d GPUs: %d cells", tt.gpus, tds)
+		}
 	}
 }
 

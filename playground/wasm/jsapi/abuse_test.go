@@ -91,6 +91,11 @@ func TestAbuse(t *testing.T) {
 			// node --stack-size=200 (see graph.yieldDepth).
 			req:      obj(map[string]any{"xml": topotest.Host{Sockets: 2, Switches: 4, GPUs: 9, NVLinkAll: true}.XML()}),
 			errField: "-", maxJSON: 4 << 20, maxTags: 20000, count: `"gpu_pairs_omitted":5112`, least: 1, most: 1},
+		{name: "32 GPUs and 8 NICs: the path matrix summarised", fn: "topo",
+			// 32 x (32 + 8) = 1,280 cells, over figure.MaxMatrixCells: the matrix
+			// figure is two class tables of a few rows (it was 1,474 start tags).
+			req:      obj(map[string]any{"xml": topotest.WithNICs(topotest.Host{Sockets: 1, Switches: 4, GPUs: 8}.XML(), 8)}),
+			errField: "-", maxJSON: 1 << 20, maxTags: 1500, count: `"gpu_nic_classes"`, least: 1, most: 1},
 		{name: "NCCL_MAX_NCHANNELS=0 is not silent", fn: "tune",
 			req:      obj(map[string]any{"preset": "h100-sxm-8x", "env": []any{"NCCL_MAX_NCHANNELS=0"}}),
 			errField: "-", maxJSON: 1 << 20, maxTags: 5000, count: "setting it to 1", least: 1, most: 4},
