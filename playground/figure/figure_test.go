@@ -14,6 +14,7 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/presets"
 	"github.com/distributed-nav/distributed-nav/playground/stepsim"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
+	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
 )
 
 func build(t *testing.T, name string, nodes int, xmlText string) *model.Result {
@@ -576,5 +577,37 @@ func TestPathMatrixAffinity(t *testing.T) {
 	}
 	if strings.Contains(m, "<small>P2P") {
 		t.Error("the transport is printed in the cell; it belongs to the tooltip")
+	}
+}
+
+// TestTopologyDenseLinks: a 72-GPU NVLink all-to-all mesh has 72 × 71 / 2
+// = 2,556 GPU links, past MaxLabelledLinks, so each is one bare <path>
+// (about 7 elements a link otherwise: 19,000 for the figure); 8 GPUs on
+// PCIe keep their labelled links.
+func TestTopologyDenseLinks(t *testing.T) {
+	for _, tt := range []struct {
+		host     topotest.Host
+		dense    bool
+		maxStart int
+	}{
+		{topotest.Host{Sockets: 2, Switches: 4, GPUs: 9, NVLinkAll: true}, true, 4000},
+		{topotest.Host{Sockets: 1, Switches: 2, GPUs: 4}, false, 400},
+	} {
+		sys, _, err := topo.ParseXML(strings.NewReader(tt.host.XML()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := topo.Analyze(sys, ncclenv.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg := Topology(&model.Result{Analysis: a}, TopologyOptions{ID: "t"})
+		wellFormed(t, svg)
+		if got := strings.Contains(svg, "pg-links-dense"); got != tt.dense {
+			t.Errorf("%+v: dense %v, want %v", tt.host, got, tt.dense)
+		}
+		if n := strings.Count(svg, "<") - strings.Count(svg, "</"); n > tt.maxStart {
+			t.Errorf("%+v: %d start tags, the bound is %d", tt.host, n, tt.maxStart)
+		}
 	}
 }
