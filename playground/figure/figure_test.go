@@ -14,6 +14,7 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/presets"
 	"github.com/distributed-nav/distributed-nav/playground/stepsim"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
+	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
 )
 
 func build(t *testing.T, name string, nodes int, xmlText string) *model.Result {
@@ -394,7 +395,7 @@ func analyzedHost(tb testing.TB, n int) *topo.Analysis {
 	return a
 }
 
-// TestPathMatrixSummarisesLargeHosts: beyond topo.MaxListedGPUs GPUs the
+// TestPathMatrixSummarisesLargeHosts: beyond MaxMatrixCells cells the
 // matrix becomes one row per pair class: for 96 GPUs under 12 switches of
 // 8, a handful of rows whose counts add up to 96 × 95 pairs, no n × n
 // cells.
@@ -417,6 +418,29 @@ func TestPathMatrixSummarisesLargeHosts(t *testing.T) {
 	}
 	if total != 96*95 {
 		t.Errorf("classes hold %d pairs, want %d", total, 96*95)
+	}
+}
+
+// TestPathMatrixCellBound: the matrix is drawn cell by cell exactly up to
+// MaxMatrixCells (32 GPUs without NICs: 32 × 32 cells, one <td> each);
+// 33 GPUs (33 × 33 = 1,089 cells) are summarised in a few rows.
+func TestPathMatrixCellBound(t *testing.T) {
+	for _, tt := range []struct {
+		gpus     int
+		summary  bool
+		minCells int
+	}{{32, false, 32 * 32}, {33, true, 0}} {
+		html, err := PathMatrix(&model.Result{Analysis: analyzedHost(t, tt.gpus)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wellFormed(t, html)
+		if got := strings.Contains(html, "pg-matrix-summary"); got != tt.summary {
+			t.Errorf("%d GPUs: summary %v, want %v", tt.gpus, got, tt.summary)
+		}
+		if tds := strings.Count(html, "<td"); tds < tt.minCells || (tt.summary && tds > 60) {
+			t.Errorf("%d GPUs: %d cells", tt.gpus, tds)
+		}
 	}
 }
 
@@ -553,5 +577,37 @@ func TestPathMatrixAffinity(t *testing.T) {
 	}
 	if strings.Contains(m, "<small>P2P") {
 		t.Error("the transport is printed in the cell; it belongs to the tooltip")
+	}
+}
+
+// TestTopologyDenseLinks: a 72-GPU NVLink all-to-all mesh has 72 × 71 / 2
+// = 2,556 GPU links, past MaxLabelledLinks, so each is one bare <path>
+// (about 7 elements a link otherwise: 19,000 for the figure); 8 GPUs on
+// PCIe keep their labelled links.
+func TestTopologyDenseLinks(t *testing.T) {
+	for _, tt := range []struct {
+		host     topotest.Host
+		dense    bool
+		maxStart int
+	}{
+		{topotest.Host{Sockets: 2, Switches: 4, GPUs: 9, NVLinkAll: true}, true, 4000},
+		{topotest.Host{Sockets: 1, Switches: 2, GPUs: 4}, false, 400},
+	} {
+		sys, _, err := topo.ParseXML(strings.NewReader(tt.host.XML()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := topo.Analyze(sys, ncclenv.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg := Topology(&model.Result{Analysis: a}, TopologyOptions{ID: "t"})
+		wellFormed(t, svg)
+		if got := strings.Contains(svg, "pg-links-dense"); got != tt.dense {
+			t.Errorf("%+v: dense %v, want %v", tt.host, got, tt.dense)
+		}
+		if n := strings.Count(svg, "<") - strings.Count(svg, "</"); n > tt.maxStart {
+			t.Errorf("%+v: %d start tags, the bound is %d", tt.host, n, tt.maxStart)
+		}
 	}
 }

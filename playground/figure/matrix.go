@@ -45,13 +45,23 @@ func PathLegend() string {
 	return b.String()
 }
 
-// pairSummary is PathMatrix for more than topo.MaxListedGPUs GPUs: one row
-// per way of reaching a GPU (path type, bandwidth, transport) with its
-// number of pairs and an example, instead of n × n cells.
-func pairSummary(n int, classes []topo.PairClass) string {
+// MaxMatrixCells is the most cells PathMatrix draws one by one: a GPU
+// row per GPU with a column per GPU and per NIC port, so 32 GPUs without
+// NICs or 16 GPUs with 48 NICs (a few thousand page elements with the
+// headers). Past it a reader cannot scan the grid, and the page and the
+// static view show the classes of topo.SummarizePairs and
+// topo.SummarizeNetPairs instead; `ncclsim topo --full --json` has every
+// pair and path.
+const MaxMatrixCells = 1024
+
+// pairSummary is PathMatrix past MaxMatrixCells: one row per way of
+// reaching a GPU (path type, bandwidth, transport) and one per way of
+// reaching a NIC, each with its count and an example, instead of cells.
+func pairSummary(n, nics int, classes []topo.PairClass, netClasses []topo.NetPairClass) string {
 	var b builder
 	b.s(`<table class="pg-matrix pg-matrix-summary"><caption>`, strconv.Itoa(n), ` GPUs, `, strconv.Itoa(n*(n-1)),
-		` ordered pairs, grouped by how they are reached (more than `, strconv.Itoa(topo.MaxListedGPUs), ` GPUs are not drawn pair by pair)</caption>`,
+		` ordered pairs, grouped by how they are reached (`, strconv.Itoa(n), ` × `, strconv.Itoa(n+nics), ` cells are more than the `,
+		strconv.Itoa(MaxMatrixCells), ` drawn one by one; <code>ncclsim topo --full --json</code> lists every pair)</caption>`,
 		`<thead><tr><th scope="col">path</th><th scope="col">transport</th><th scope="col">GB/s</th><th scope="col">pairs</th><th scope="col">for example</th></tr></thead><tbody>`)
 	for _, c := range classes {
 		detail := c.Transport.String()
@@ -65,6 +75,21 @@ func pairSummary(n int, classes []topo.PairClass) string {
 			Short(float64(c.Bw), 1), `</td><td>`, strconv.Itoa(c.Count), `</td><td>GPU`, strconv.Itoa(c.First.From), ` to GPU`, strconv.Itoa(c.First.To), `</td></tr>`)
 	}
 	b.s(`</tbody></table>`)
+	if len(netClasses) == 0 {
+		return b.String()
+	}
+	b.s(`<table class="pg-matrix pg-matrix-summary"><caption>`, strconv.Itoa(n), ` GPUs × `, strconv.Itoa(nics),
+		` NIC ports, grouped by how they are reached</caption>`,
+		`<thead><tr><th scope="col">path</th><th scope="col">GPUDirect RDMA receive/send</th><th scope="col">GB/s</th><th scope="col">paths</th><th scope="col">for example</th></tr></thead><tbody>`)
+	for _, c := range netClasses {
+		detail := c.GDR.String() + "/" + c.GDRRead.String()
+		if c.PXN {
+			detail += ", PXN through a peer GPU"
+		}
+		b.s(`<tr><td class="pg-p `, PathClass(c.Type), `">`, c.Type.String(), `</td><td>`, Escape(detail), `</td><td>`,
+			Short(float64(c.Bw), 1), `</td><td>`, strconv.Itoa(c.Count), `</td><td>GPU`, strconv.Itoa(c.First.GPU), ` to NIC`, strconv.Itoa(c.First.Net), `</td></tr>`)
+	}
+	b.s(`</tbody></table>`)
 	return b.String()
 }
 
@@ -73,8 +98,8 @@ func pairSummary(n int, classes []topo.PairClass) string {
 // port, as `nvidia-smi topo -m` lays it out. Each cell shows the path type,
 // the transport NCCL would use (P2P, SHM or NET) and the path bandwidth in
 // GB/s; its class colours it by path type and data attributes carry the
-// values for scripts and tests. Beyond topo.MaxListedGPUs GPUs it returns
-// a summary table of the pair classes instead (a few rows, not n × n cells).
+// values for scripts and tests. Beyond MaxMatrixCells cells it returns
+// summary tables of the pair and GPU-NIC classes instead (a few rows).
 func PathMatrix(res *model.Result) (string, error) {
 	if res == nil || res.Analysis == nil || res.Analysis.Paths == nil {
 		return "", nil
@@ -86,8 +111,8 @@ func PathMatrix(res *model.Result) (string, error) {
 		return "", err
 	}
 	n := sys.Count(topo.GPU)
-	if n > topo.MaxListedGPUs {
-		return pairSummary(n, topo.SummarizePairs(pairs)), nil
+	if nics := sys.Count(topo.NET); n*(n+nics) > MaxMatrixCells {
+		return pairSummary(n, nics, topo.SummarizePairs(pairs), topo.SummarizeNetPairs(a.Paths.GPUNetPairs())), nil
 	}
 	cell := make([][]*topo.GPUPair, n)
 	for i := range cell {

@@ -329,7 +329,11 @@ func Topology(res *model.Result, opts TopologyOptions) string {
 	b.s("</defs>")
 
 	// Links first, so that boxes cover their ends.
-	b.s(`<g class="pg-links">`)
+	type drawnLink struct {
+		li, bi, bj int
+		desc, bw   string
+	}
+	var links []drawnLink
 	for li, lk := range sys.Links {
 		if lk.Type == topo.LinkLOC {
 			continue
@@ -355,8 +359,22 @@ func Topology(res *model.Result, opts TopologyOptions) string {
 		if back != there {
 			bw = gbps(there) + " from " + boxName(sys, a) + ", " + gbps(back) + " back"
 		}
-		desc := linkName(lk.Type) + " link " + boxName(sys, a) + " – " + boxName(sys, z) + ", " + bw
-		l.drawLink(&b, li, lk.Type, bi, bj, desc, bw)
+		links = append(links, drawnLink{li, bi, bj, linkName(lk.Type) + " link " + boxName(sys, a) + " – " + boxName(sys, z) + ", " + bw, bw})
+	}
+	if len(links) > MaxLabelledLinks {
+		// A mesh (72 GPUs joined all to all: 2,556 links) is drawn as bare
+		// lines: no label, tooltip or keyboard stop per link.
+		b.s(`<g class="pg-links pg-links-dense" role="img"`)
+		b.attr("aria-label", strconv.Itoa(len(links))+" links, too many to label one by one; the path matrix and ncclsim topo list the paths")
+		b.s(">")
+		for _, k := range links {
+			l.drawBareLink(&b, k.li, sys.Links[k.li].Type, k.bi, k.bj)
+		}
+	} else {
+		b.s(`<g class="pg-links">`)
+		for _, k := range links {
+			l.drawLink(&b, k.li, sys.Links[k.li].Type, k.bi, k.bj, k.desc, k.bw)
+		}
 	}
 	b.s("</g>")
 
@@ -426,16 +444,24 @@ func before(a, b topo.NodeRef) bool {
 }
 
 // drawLink draws one link between boxes bi and bj.
-func (l *tlayout) drawLink(b *builder, li int, t topo.LinkType, bi, bj int, desc, bw string) {
-	p, q := l.boxes[bi], l.boxes[bj]
-	cls := "pg-link pg-l-" + strings.ToLower(t.String())
-	b.s(`<g class="`, cls, `" tabindex="0" role="img"`)
-	b.attr("aria-label", desc)
+// MaxLabelledLinks is the most links Topology draws with a label, a
+// tooltip and a keyboard stop each (seven elements a link); past it every
+// link is one bare line, so that the figure stays a few thousand elements.
+const MaxLabelledLinks = 256
+
+// drawBareLink draws link li as one line, coloured by its type.
+func (l *tlayout) drawBareLink(b *builder, li int, t topo.LinkType, bi, bj int) {
+	d, _, _ := l.linkPath(bi, bj)
+	b.s(`<path class="pg-link-line pg-l-`, strings.ToLower(t.String()), `"`)
+	b.attr("d", d)
 	b.attr("data-link", strconv.Itoa(li))
-	b.s(">")
-	b.title(desc)
-	var d string
-	var mx, my float64
+	b.s(`/>`)
+}
+
+// linkPath returns the SVG path of a link between boxes bi and bj and the
+// point its label sits at.
+func (l *tlayout) linkPath(bi, bj int) (d string, mx, my float64) {
+	p, q := l.boxes[bi], l.boxes[bj]
 	if p.depth == q.depth && math.Abs(p.x-q.x) > 1 {
 		// Same row: an arc above (CPUs) or below (everything else).
 		bend := 26 + 0.12*math.Abs(p.x-q.x)
@@ -452,6 +478,17 @@ func (l *tlayout) drawLink(b *builder, li int, t topo.LinkType, bi, bj int, desc
 		d = "M" + num(p.x) + "," + num(p.y) + "L" + num(q.x) + "," + num(q.y)
 		mx, my = (p.x+q.x)/2, (p.y+q.y)/2
 	}
+	return d, mx, my
+}
+
+func (l *tlayout) drawLink(b *builder, li int, t topo.LinkType, bi, bj int, desc, bw string) {
+	cls := "pg-link pg-l-" + strings.ToLower(t.String())
+	b.s(`<g class="`, cls, `" tabindex="0" role="img"`)
+	b.attr("aria-label", desc)
+	b.attr("data-link", strconv.Itoa(li))
+	b.s(">")
+	b.title(desc)
+	d, mx, my := l.linkPath(bi, bj)
 	width := 1.5
 	if v := mathLog10(bwOf(l.sys, li)); v > 0 {
 		width = 1.2 + min(3.5, v)

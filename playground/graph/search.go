@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"runtime"
 	"slices"
 
 	"github.com/distributed-nav/distributed-nav/playground/topo"
@@ -18,6 +19,9 @@ const (
 	forcedOrderReplay         = 2
 	// ctxCheckEvery is how often (in steps) the context is polled.
 	ctxCheckEvery = 1 << 12
+	// yieldDepth is how many recursion levels (steps) tryGPU goes between
+	// two yields that unwind the WebAssembly engine's stack.
+	yieldDepth = 64
 )
 
 // state mirrors struct ncclTopoGraph during the search.
@@ -709,6 +713,15 @@ func (s *searcher) tryGPU(step, backToNet, backToFirst, forced int, t topo.NodeT
 	}
 	flag := uint64(1) << uint(s.g.nChannels)
 	s.used[q] ^= flag
+	if d := s.g.nChannels*(s.ngpus+1) + step; d > 0 && d%yieldDepth == 0 {
+		// The recursion is channels × GPUs deep (2,300 levels for 72
+		// GPUs in 32 channels). Under WebAssembly every Go call is also a
+		// call on the engine's own stack, which a browser worker keeps
+		// small (the page died with "Maximum call stack size exceeded");
+		// a goroutine switch unwinds that stack, the Go stack stays.
+		// Natively it is a cheap yield.
+		runtime.Gosched()
+	}
 	s.recGPU(q, step, backToNet, backToFirst, forced)
 	s.used[q] ^= flag
 	if path != nil {

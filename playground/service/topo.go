@@ -31,10 +31,15 @@ type (
 		GPUPairClasses  []GPUPairClass `json:"gpu_pair_classes"`
 		GPUPairsOmitted int            `json:"gpu_pairs_omitted,omitempty"`
 		GPUNICs         []GPUNICPath   `json:"gpu_nic_paths"`
-		Remote          []RemotePath   `json:"remote,omitempty"`
-		Trimmed         []int          `json:"trimmed_gpus,omitempty"`
-		Graphs          []Graph        `json:"graphs"`
-		Comm            Comm           `json:"comm"`
+		// GPUNICClasses groups the GPU-NIC paths the same way (always
+		// filled); GPUNICs lists them only up to topo.MaxListedGPUNICs
+		// paths or with Request.Full, else GPUNICsOmitted counts them.
+		GPUNICClasses  []GPUNICClass `json:"gpu_nic_classes"`
+		GPUNICsOmitted int           `json:"gpu_nics_omitted,omitempty"`
+		Remote         []RemotePath  `json:"remote,omitempty"`
+		Trimmed        []int         `json:"trimmed_gpus,omitempty"`
+		Graphs         []Graph       `json:"graphs"`
+		Comm           Comm          `json:"comm"`
 	}
 	SystemInfo struct {
 		Name        string  `json:"name"`
@@ -106,6 +111,18 @@ type (
 		GDR     string  `json:"gdr_recv"`
 		GDRRead string  `json:"gdr_send"`
 		PXNVia  *int    `json:"pxn_via,omitempty"`
+	}
+	// GPUNICClass is one class of topo.SummarizeNetPairs: Count GPU-NIC
+	// paths reached the same way, the first of them GPU -> NIC.
+	GPUNICClass struct {
+		Path    string  `json:"path"`
+		Bw      float32 `json:"bw"`
+		GDR     string  `json:"gdr_recv"`
+		GDRRead string  `json:"gdr_send"`
+		PXN     bool    `json:"pxn,omitempty"`
+		Count   int     `json:"count"`
+		GPU     int     `json:"gpu"`
+		NIC     int     `json:"nic"`
 	}
 	RemotePath struct {
 		GPU       int     `json:"gpu"`
@@ -183,6 +200,7 @@ func newTopoResult(b *built, full bool) (*TopoResult, error) {
 			TreePattern: sc.MaxTreePattern.String(), MinCompCap: sc.MinCompCap, MaxCompCap: sc.MaxCompCap,
 			SearchSteps: res.Steps()},
 		GPUs: []GPU{}, NICs: []NIC{}, GPUPairs: []GPUPair{}, GPUPairClasses: []GPUPairClass{}, GPUNICs: []GPUNICPath{},
+		GPUNICClasses: []GPUNICClass{},
 	}
 	for _, w := range b.host.warns {
 		out.Warnings = append(out.Warnings, w.String())
@@ -223,7 +241,15 @@ func newTopoResult(b *built, full bool) (*TopoResult, error) {
 			Transport: p.Transport.String(), Via: p.Via, Intermediate: intPtr(p.Intermediate), P2PRead: p.Read,
 			DirectPath: p.DirectType.String(), Reason: p.Reason})
 	}
-	for _, p := range paths.GPUNetPairs() {
+	netPairs := paths.GPUNetPairs()
+	for _, c := range topo.SummarizeNetPairs(netPairs) {
+		out.GPUNICClasses = append(out.GPUNICClasses, GPUNICClass{Path: c.Type.String(), Bw: c.Bw, GDR: c.GDR.String(),
+			GDRRead: c.GDRRead.String(), PXN: c.PXN, Count: c.Count, GPU: c.First.GPU, NIC: c.First.Net})
+	}
+	if !full && len(netPairs) > topo.MaxListedGPUNICs {
+		out.GPUNICsOmitted, netPairs = len(netPairs), nil
+	}
+	for _, p := range netPairs {
 		out.GPUNICs = append(out.GPUNICs, GPUNICPath{GPU: p.GPU, NIC: p.Net, Path: p.Type.String(), Bw: p.Bw,
 			GDR: p.GDR.String(), GDRRead: p.GDRRead.String(), PXNVia: intPtr(p.PXNPeer)})
 	}

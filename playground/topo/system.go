@@ -35,6 +35,13 @@ const (
 const (
 	MaxNodesPerType = 640 // NCCL_TOPO_MAX_NODES
 	MaxLinksPerNode = 576 // NCCL_TOPO_MAX_LINKS
+	// MaxNICs is the most NIC (NET) nodes of one host: MAX_IB_VDEVS
+	// (MAX_IB_DEVS 32 physical devices × 8 virtual devices each,
+	// src/transport/net_ib/common.h:112-113), the most network devices
+	// NCCL's own transports expose to a communicator (sockets allow
+	// MAX_IFS = 16). Beyond it the XML is refused before the path work,
+	// which is GPUs × NICs.
+	MaxNICs = 256
 	// MaxLocalRanks is NCCL_MAX_LOCAL_RANKS (device.h:92), the size of
 	// NCCL's per-host rank arrays; a host with more GPUs gets a warning,
 	// and model.Search refuses to search graphs for it.

@@ -85,6 +85,18 @@ func TestAbuse(t *testing.T) {
 		{name: "66 GPUs on a host: --full --json lists every pair",
 			args: []string{"topo", "--xml", "-", "--full", "--json"}, stdin: topotest.Host{Sockets: 1, Switches: 6, GPUs: 11}.XML(),
 			code: 0, maxOut: 4 << 20, count: `"direct_path":`, maxCount: 66 * 65, least: 66 * 65},
+		{name: "66 GPUs and 64 NICs: GPU-NIC paths summarised in classes",
+			// 66 x 64 = 4,224 paths, over topo.MaxListedGPUNICs; every NIC sits on
+			// a root port of the CPU with GDR off, so every path is one class (PHB).
+			args: []string{"topo", "--xml", "-"}, stdin: topotest.WithNICs(topotest.Host{Sockets: 1, Switches: 6, GPUs: 11}.XML(), 64),
+			code: 0, maxOut: 64 << 10, count: "4224 paths in 1 classes; --full lists every path", maxCount: 1, least: 1},
+		{name: "66 GPUs and 64 NICs: --full --json lists every GPU-NIC path",
+			// one "gdr_send" per path and one in the single class.
+			args: []string{"topo", "--xml", "-", "--full", "--json"}, stdin: topotest.WithNICs(topotest.Host{Sockets: 1, Switches: 6, GPUs: 11}.XML(), 64),
+			code: 0, maxOut: 8 << 20, count: `"gdr_send":`, maxCount: 66*64 + 1, least: 66*64 + 1},
+		{name: "issue 18 (fixB): NICs beyond MAX_IB_VDEVS, refused before the path work",
+			args: []string{"topo", "--xml", "-"}, stdin: topotest.OneGPU(topotest.NICs(topo.MaxNICs + 1)),
+			code: 1, err: fmt.Sprintf("more than %d NICs on one host", topo.MaxNICs), maxOut: 0},
 		{name: "issue 18 example 5: 512 GPUs on a host, refused before the search",
 			// NCCL_MAX_LOCAL_RANKS (device.h:92) bounds one host's GPUs; 8 sockets
 			// x 8 switches x 8 GPUs is seven times that.

@@ -19,7 +19,7 @@ func runTopo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	sf.register(fs)
 	timeout := fs.Duration("timeout", 30*time.Second, "give up the graph search after this long")
 	asJSON := fs.Bool("json", false, "print JSON")
-	full := fs.Bool("full", false, fmt.Sprintf("list every GPU pair also on hosts with more than %d GPUs (summarised by default)", topo.MaxListedGPUs))
+	full := fs.Bool("full", false, fmt.Sprintf("list every GPU pair and GPU-NIC path also on hosts with more than %d GPUs or %d GPU-NIC paths (summarised by default)", topo.MaxListedGPUs, topo.MaxListedGPUNICs))
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -89,6 +89,17 @@ func printTopo(w io.Writer, t *service.TopoResult) error {
 			detail = strings.TrimSpace(fmt.Sprintf("%s (direct path %s, rerouted through CPU)", detail, p.DirectPath))
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%s\t%.1f\t%s\t%s\n", p.From, p.To, p.Path, p.Bw, p.Transport, detail)
+	}
+	if t.GPUNICsOmitted > 0 {
+		fmt.Fprintf(tw, "\nGPU-NIC paths: %d paths in %d classes; --full lists every path\nCOUNT\tFIRST\tPATH\tGB/s\tGDR recv/send\tVIA\n",
+			t.GPUNICsOmitted, len(t.GPUNICClasses))
+		for _, c := range t.GPUNICClasses {
+			via := ""
+			if c.PXN {
+				via = "PXN"
+			}
+			fmt.Fprintf(tw, "%d\t%d->NIC %d\t%s\t%.1f\t%s/%s\t%s\n", c.Count, c.GPU, c.NIC, c.Path, c.Bw, c.GDR, c.GDRRead, via)
+		}
 	}
 	if len(t.GPUNICs) > 0 {
 		fmt.Fprintln(tw, "\nGPU-NIC paths\nGPU\tNIC\tPATH\tGB/s\tGDR recv/send\tVIA")

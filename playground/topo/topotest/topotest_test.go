@@ -11,7 +11,7 @@ import (
 // TestHostsParse: every shape parses without error or warning into N GPUs,
 // NICs none, CPUs Sockets.
 func TestHostsParse(t *testing.T) {
-	for _, h := range []topotest.Host{{1, 0, 4, false}, {1, 6, 11, false}, {2, 4, 9, true}, {8, 8, 8, true}, {1, 0, 300, false}} {
+	for _, h := range []topotest.Host{{1, 0, 4, false, false}, {1, 6, 11, false, false}, {2, 4, 9, true, false}, {8, 8, 8, true, false}, {1, 0, 300, false, false}, {2, 4, 9, false, true}} {
 		sys, warns, err := topo.ParseXML(strings.NewReader(h.XML()))
 		if err != nil {
 			t.Fatalf("%+v: %v", h, err)

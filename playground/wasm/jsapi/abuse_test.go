@@ -78,6 +78,25 @@ func TestAbuse(t *testing.T) {
 		{name: "66 GPUs on a host: pairs and matrix summarised", fn: "topo",
 			req:      obj(map[string]any{"xml": topotest.Host{Sockets: 1, Switches: 6, GPUs: 11}.XML()}),
 			errField: "-", maxJSON: 256 << 10, maxTags: 3000, count: `"gpu_pairs_omitted":4290`, least: 1, most: 1},
+		{name: "66 GPUs and 64 NICs: GPU-NIC paths summarised", fn: "topo",
+			// 66 x 64 = 4,224 paths, over topo.MaxListedGPUNICs.
+			req:      obj(map[string]any{"xml": topotest.WithNICs(topotest.Host{Sockets: 1, Switches: 6, GPUs: 11}.XML(), 64)}),
+			errField: "-", maxJSON: 256 << 10, maxTags: 3000, count: `"gpu_nics_omitted":4224`, least: 1, most: 1},
+		{name: "NICs beyond MAX_IB_VDEVS refused", fn: "topo",
+			req:      obj(map[string]any{"xml": topotest.OneGPU(topotest.NICs(topo.MaxNICs + 1))}),
+			errField: "xml", errText: fmt.Sprintf("more than %d NICs on one host", topo.MaxNICs), maxJSON: 4 << 10},
+		{name: "issue 18 (fixB): 72 GPUs in an NVLink all-to-all mesh answer", fn: "topo",
+			// The graph search recurses channels x GPUs deep; the page's worker
+			// died of "Maximum call stack size exceeded" on this shape. This
+			// runner gives node an 8 MiB stack; the same row passes under
+			// node --stack-size=200 (see graph.yieldDepth).
+			req:      obj(map[string]any{"xml": topotest.Host{Sockets: 2, Switches: 4, GPUs: 9, NVLinkAll: true}.XML()}),
+			errField: "-", maxJSON: 4 << 20, maxTags: 4000, count: `"gpu_pairs_omitted":5112`, least: 1, most: 1},
+		{name: "32 GPUs and 8 NICs: the path matrix summarised", fn: "topo",
+			// 32 x (32 + 8) = 1,280 cells, over figure.MaxMatrixCells: the matrix
+			// figure is two class tables of a few rows (it was 1,474 start tags).
+			req:      obj(map[string]any{"xml": topotest.WithNICs(topotest.Host{Sockets: 1, Switches: 4, GPUs: 8}.XML(), 8)}),
+			errField: "-", maxJSON: 1 << 20, maxTags: 1500, count: `"gpu_nic_classes"`, least: 1, most: 1},
 		{name: "NCCL_MAX_NCHANNELS=0 is not silent", fn: "tune",
 			req:      obj(map[string]any{"preset": "h100-sxm-8x", "env": []any{"NCCL_MAX_NCHANNELS=0"}}),
 			errField: "-", maxJSON: 1 << 20, maxTags: 5000, count: "setting it to 1", least: 1, most: 4},
