@@ -58,10 +58,12 @@ const (
 	MaxNCCLTestsBytes = 2 << 20
 	defaultWait       = 60 * time.Second
 	// The doctor's inputs in the browser (the CLI streams a log of any
-	// size and reads at most MaxEnvFileBytes of an environment file).
+	// size and reads at most MaxEnvFileBytes of an environment file, the
+	// page's limit too: a real listing or nccl.conf is a few KB, and 100,000
+	// made-up names of 1.5 MB cost the checks 2 s and 176 MB).
 	MaxLogBytes     = 8 << 20
 	MaxEnvDumpSize  = 1 << 20
-	MaxEnvFileBytes = 16 << 20
+	MaxEnvFileBytes = MaxEnvDumpSize
 	maxHostCache    = 32
 	maxModelCache   = 32
 )
