@@ -26,6 +26,9 @@ type Rule struct {
 	All      []string
 	// None are substrings that exclude a line (another rule explains it).
 	None []string
+	// Match, when set, is a further test a line may pass instead of
+	// Any/All/None, for wordings substrings cannot express.
+	Match func(line string) bool
 	// Messages are catalog formats (package ncclmsg, any release): an NCCL
 	// line the catalog ties to one of them is evidence whatever its
 	// wording in the release that printed it. TestRuleMessagesInCatalog
@@ -54,7 +57,6 @@ var unproven = map[string]bool{
 	"nccl-version-mismatch": true, "timeout-desync": true, "watchdog-heartbeat-abort": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
 	"no-gdrdma": true, "few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
-	"ib-qp-setup": true,
 }
 
 // unprovenNote is appended to the explanation of an unproven diagnosis.
@@ -129,7 +131,7 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "ib-completion-error", Title: "InfiniBand/RoCE completion error", Severity: Error,
-		Any: []string{"Got completion from peer", "Got completion with error", "wc->status="},
+		Any: []string{"Got completion from peer", "Got completion with error", "wc->status=", "Got completion error"},
 		Messages: []string{"NET/IB : Got completion from peer %s with error %d, opcode %d, len %d, vendor err %d (%s)%s%s%s%s",
 			"NET/IB : Got completion from peer %s with status=%d opcode=%d len=%d vendor err %d (%s)%s%s%s%s",
 			"NET/IB: Got completion from peer %s with status=%d opcode=%d len=%u vendor err %u (%s)%s%s%s%s hca %s",
@@ -161,6 +163,7 @@ var lineRules = []Rule{
 		Fix:         "Check and restart nvidia-fabricmanager (same version as the driver), reset the GPUs or reboot the node; set NCCL_NVLS_ENABLE=0 to confirm (the job then runs without NVLS) and as a stopgap.",
 		Check:       "`systemctl status nvidia-fabricmanager`, `nvidia-smi -q | grep -A3 Fabric` (State Completed, Status Success), and a rerun with NCCL_NVLS_ENABLE=0.",
 		Links:       []Link{envLink("NCCL_NVLS_ENABLE"), linkTroubleshoot},
+		Explain:     explainNVLS,
 	},
 	{
 		ID: "cuda-oom-nccl", Title: "NCCL ran out of GPU memory", Severity: Error,
@@ -174,9 +177,11 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "socket-address", Title: "NCCL cannot reach a peer's socket address", Severity: Error,
-		Any: []string{"no socket interface found", "No usable listening interface found", "is neither AF_INET(2) nor AF_INET6(10)", "Bootstrap : no NCCL_SOCKET_IFNAME"},
+		Any: []string{"no socket interface found", "No usable listening interface found", "is neither AF_INET(2) nor AF_INET6(10)", "Bootstrap : no NCCL_SOCKET_IFNAME",
+			"Socket creation failed : Address family not supported"},
 		Messages: []string{"NET/Socket : No usable listening interface found", "Bootstrap : no socket interface found",
 			"ncclSocketInit: connecting to address %s with family %d is neither AF_INET(%d) nor AF_INET6(%d)"},
+		Explain:     explainSocketAddress,
 		Explanation: "NCCL has no usable IP address to reach a peer: either no interface matches NCCL_SOCKET_IFNAME (or none besides loopback exists) for its bootstrap and socket traffic, or, when it complains about an address \"with family N\", the address it received from another rank is garbage, which is what ranks running different NCCL releases (their bootstrap messages differ in layout) produce.",
 		Fix:         "Set NCCL_SOCKET_IFNAME to an interface that exists and routes between the hosts on every node (a prefix such as `eth`, `=name` for an exact name, `^docker,lo` to exclude), or unset it; and run one NCCL release on every node (check for a second libnccl: pip nvidia-nccl-cu* packages, a system copy under /usr/lib or /usr/local).",
 		Check:       "`ip -br addr` on every node, the \"Bootstrap: Using\" line of each rank, and `python -c \"import torch; print(torch.cuda.nccl.version())\"` plus `pip list | grep nccl` on every node.",
@@ -269,11 +274,15 @@ func (p *parser) scanRules(n int, raw string) {
 		for _, k := range r.None {
 			hit = hit && !strings.Contains(raw, k)
 		}
+		if !hit && r.Match != nil {
+			hit = r.Match(raw)
+		}
 		if hit {
 			p.hitRule(r, n, raw)
 		}
 	}
 	p.scanNetCues(n, raw)
+	p.scanSockIfs(n, raw)
 	if !strings.Contains(raw, "NCCL WARN") && isShmFailure(raw) {
 		// PyTorch's re-raise ("Last error: Error while creating shared
 		// memory segment ...") and launcher output carry no WARN prefix.
@@ -547,7 +556,7 @@ func completionStatus(t string) (int, bool) {
 			return n, true
 		}
 	}
-	return numberAfter(t, "with error ", "completion with error ")
+	return numberAfter(t, "with error ", "completion with error ", "completion error ")
 }
 
 // numberAfter returns the number after the first of the keys found in t.
