@@ -1,7 +1,7 @@
 package doctor
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -38,18 +38,18 @@ var netLineRules = []Rule{
 			"socketPollConnect: exceeded retries (%d)", "socketPollConnect: exceeded timeouts (%d)",
 			"Net : No interface found in the same subnet as remote address %s"},
 		Match:       connectFailure,
-		Explanation: "NCCL's bootstrap and its socket transport open TCP connections to the address each rank published, and one of them was refused, timed out or had no route. Right at start-up that means the address is on an interface the other host cannot reach (a container bridge such as docker0 or veth*, a VM bridge, loopback, a VPN tunnel, a link-local fe80:: or 169.254.x.x address), or a firewall or security group drops the ports NCCL listens on; later in a job, the peer process died.",
-		Fix:         "Set NCCL_SOCKET_IFNAME on every node to the interface that routes between the hosts (`=eth0` for an exact name, `eth` as a prefix, `^docker,lo,veth` to leave interfaces out), and allow TCP between the nodes on all ports (NCCL listens on ephemeral ports). If the job ran before, look for the rank that exited first.",
-		Check:       "`ip -br addr` and `ip route get PEER_IP` on each node, the \"Bootstrap : Using\" and \"NET/Socket : Using\" lines of every rank (each address must be reachable from the other hosts: `nc -zv PEER_IP PORT` or ping), and the firewall (`iptables -L`, the cloud security group).",
+		Explanation: "A TCP connection of NCCL's bootstrap or socket transport to another rank was refused, timed out or found no route. At start-up the published address is on an interface the other host cannot reach (docker0, veth*, a VM bridge, loopback, a VPN, a link-local fe80:: or 169.254 address) or a firewall drops NCCL's ports; later in a job the peer died.",
+		Fix:         "Set NCCL_SOCKET_IFNAME on every node to the interface that routes between the hosts (`=eth0` exact, `eth` a prefix, `^docker,lo,veth` to exclude) and allow TCP between the nodes on all ports; if the job ran before, find the rank that exited first.",
+		Check:       "`ip -br addr` and `ip route get PEER_IP` on each node; every address of the \"Bootstrap : Using\" and \"NET/Socket : Using\" lines must be reachable from the other hosts (`nc -zv PEER_IP PORT`).",
 		Links:       []Link{envLink("NCCL_SOCKET_IFNAME"), linkNIC, linkNetSocketHW},
 		Explain:     explainConnect,
 	},
 	{
 		ID: "net-plugin-failed", Title: "The network plugin failed to load or start", Severity: Error,
 		Match:       pluginFailure,
-		Explanation: "NCCL loads a network plugin (libnccl-net.so: aws-ofi-nccl for EFA, the HPC-X/SHARP plugin for InfiniBand) and the plugin could not be loaded or could not open its network. NCCL then falls back to its internal IB or socket transport, or fails.",
-		Fix:         "Use a plugin built for the libfabric/rdma-core and NCCL that the job loads (for aws-ofi-nccl, the versions of one EFA installer and a plugin release that lists this NCCL), expose the network devices to the container (`--device /dev/infiniband`, on Kubernetes the EFA or RDMA device plugin), and point NCCL_NET_PLUGIN or LD_LIBRARY_PATH at that one copy.",
-		Check:       "`fi_info -p efa -t FI_EP_RDM` (EFA) or `ibv_devinfo` inside the container, `ls /dev/infiniband`, `ldd` on the libnccl-net.so the log names, and the plugin's own INFO lines (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET).",
+		Explanation: "The network plugin (libnccl-net.so: aws-ofi-nccl for EFA, the HPC-X plugin for InfiniBand) did not load or could not open its network; NCCL falls back to its own IB or socket transport, or fails.",
+		Fix:         "Use a plugin built for the libfabric/rdma-core and NCCL the job loads (aws-ofi-nccl: one EFA installer and a plugin release for this NCCL) and pass the devices into the container (`--device /dev/infiniband`, or the EFA/RDMA device plugin).",
+		Check:       "`fi_info -p efa -t FI_EP_RDM` or `ibv_devinfo` inside the container, `ls /dev/infiniband`, and `ldd` on the libnccl-net.so the log names.",
 		Links:       []Link{envLink("NCCL_NET_PLUGIN"), envLink("NCCL_NET"), linkNetSocketHW},
 		Explain:     explainPlugin,
 	},
@@ -72,43 +72,41 @@ func connectFailure(line string) bool {
 	if !containsAny(l, connectWords) {
 		return false
 	}
-	if containsAny(l, []string{"retrying", "tcpstore", "client socket", "c10d", "socket.cpp", "rendezvous", "master_addr", "store_based_barrier"}) {
-		return false
-	}
-	return containsAny(l, []string{"connect to ", "call to connect", "socketstartconnect", "socketpollconnect", "nccl", "connect returned"})
+	return !containsAny(l, notNCCLConnect) && containsAny(l, ncclConnect)
 }
+
+// notNCCLConnect mark lines of PyTorch's store and NCCL's retry notices;
+// ncclConnect the connect calls of NCCL (lower case).
+var (
+	notNCCLConnect = []string{"retrying", "tcpstore", "client socket", "c10d", "socket.cpp", "rendezvous", "master_addr", "store_based_barrier"}
+	ncclConnect    = []string{"connect to ", "call to connect", "socketstartconnect", "socketpollconnect", "nccl", "connect returned"}
+)
 
 // pluginFailure matches a network plugin that failed: a dlopen error other
 // than the absent libnccl-net.so every job without a plugin reports, or a
 // warning of aws-ofi-nccl (its lines carry "NET/OFI").
 func pluginFailure(line string) bool {
 	if strings.Contains(line, "NET/OFI") {
-		return strings.Contains(line, "WARN") || containsAny(strings.ToLower(line), []string{"failed", "unable to", "couldn't", "error"})
+		return strings.Contains(line, "WARN") || containsAny(strings.ToLower(line), ofiFailed)
 	}
-	if !strings.Contains(line, "NET/Plugin") && !strings.Contains(line, "libnccl-net") {
-		return false
-	}
-	return containsAny(line, []string{"version `", "undefined symbol", "wrong ELF class", "symbol lookup error"})
+	return (strings.Contains(line, "NET/Plugin") || strings.Contains(line, "libnccl-net")) && containsAny(line, loadFailed)
 }
 
-// explainConnect names the peer address of the failed connect and the
-// interfaces of the log that seldom route between hosts.
+// ofiFailed are the words of aws-ofi-nccl's failures (lower case),
+// loadFailed what the dynamic loader says of a library it cannot use.
+var (
+	ofiFailed  = []string{"failed", "unable to", "couldn't", "error"}
+	loadFailed = []string{"version `", "undefined symbol", "wrong ELF class", "symbol lookup error"}
+)
+
+// explainConnect names the peer address of the failed connect.
 func explainConnect(lines []LineRef, s *Summary) string {
-	var parts []string
 	for _, l := range lines {
 		if addr := connectTarget(l.Text); addr != "" {
-			p := "The address that failed is " + addr + "."
-			if ifc, ok := s.sockIfByAddr(addr); ok {
-				p += " It is the address of interface " + ifc.Name + " in this log" + suspiciousWhy(ifc) + "."
-			}
-			parts = append(parts, p)
-			break
+			return "The address that failed is " + addr + ": it must be one the other hosts reach."
 		}
 	}
-	if sus := s.suspiciousIfs(); len(sus) > 0 {
-		parts = append(parts, "The log lists "+describeIfs(sus)+" among the interfaces NCCL uses: set NCCL_SOCKET_IFNAME to leave them out.")
-	}
-	return strings.Join(parts, " ")
+	return ""
 }
 
 // connectTarget returns the "ADDR<PORT>" of "Connect to ADDR<PORT> failed"
@@ -137,15 +135,11 @@ func explainPlugin(lines []LineRef, s *Summary) string {
 		t := l.Text
 		switch {
 		case strings.Contains(t, "fi_getinfo"):
-			return "libfabric found no usable provider (fi_getinfo failed): the EFA devices are not visible here, most often a container started without the /dev/infiniband devices (uverbs) or an instance type or security group without EFA."
-		case strings.Contains(t, "Unable to register memory") || strings.Contains(t, "register memory"):
-			return "The plugin could not register a buffer with the NIC. With aws-ofi-nccl and NCCL 2.19 or later this is the known clash with libfabric from EFA installers before 1.29: set FI_EFA_SET_CUDA_SYNC_MEMOPS=0, or upgrade the EFA installer (or use NCCL 2.18)."
-		case strings.Contains(t, "version `") && strings.Contains(t, "libfabric"):
-			return "The plugin was built against a newer libfabric than the one the dynamic loader found, so it did not load at all and NCCL used its internal transports: install the libfabric (EFA installer) the plugin was built for, or a plugin release built for the installed one."
-		case strings.Contains(t, "version `") || strings.Contains(t, "undefined symbol"):
-			return "The plugin library did not load: it was built against other library versions than those the loader found."
-		case strings.Contains(t, "Couldn't open CQ") || strings.Contains(t, "Couldn't open AV") || strings.Contains(t, "endpoint"):
-			return "libfabric could not create its queues or endpoint on the device: check that the EFA devices are passed to the container, that the locked-memory limit is unlimited (`ulimit -l`), and that libfabric and the plugin versions match."
+			return "fi_getinfo failed: libfabric sees no EFA device, most often a container started without the /dev/infiniband devices."
+		case strings.Contains(t, "register memory"):
+			return "aws-ofi-nccl could not register a buffer: with NCCL 2.19 or later and libfabric of an EFA installer before 1.29, set FI_EFA_SET_CUDA_SYNC_MEMOPS=0 or upgrade the EFA installer."
+		case strings.Contains(t, "version `"):
+			return "The plugin was built against a newer library (libfabric) than the one the loader found, so it did not load."
 		}
 	}
 	return ""
@@ -163,7 +157,7 @@ type sockIf struct {
 // 2.4.
 func (p *parser) scanSockIfs(n int, raw string) {
 	var rest string
-	for _, k := range []string{"Bootstrap : Using", "Bootstrap: Using", "NET/Socket : Using", "NET/Socket: Using", "NET : Using interface", "; OOB "} {
+	for _, k := range sockIfLists {
 		if i := strings.Index(raw, k); i >= 0 {
 			rest = raw[i+len(k):]
 			break
@@ -198,6 +192,9 @@ func (p *parser) scanSockIfs(n int, raw string) {
 		}
 	}
 }
+
+// sockIfLists start the interface lists of NCCL's lines.
+var sockIfLists = []string{"Bootstrap : Using", "Bootstrap: Using", "NET/Socket : Using", "NET/Socket: Using", "NET : Using interface", "; OOB "}
 
 // virtualIfPrefixes name interfaces of container and VM bridges, overlay
 // networks and VPNs, whose addresses other hosts usually cannot reach.
@@ -235,18 +232,6 @@ func (s *Summary) suspiciousIfs() []sockIf {
 	return out
 }
 
-// sockIfByAddr finds the interface whose address is addr ("IP<port>").
-func (s *Summary) sockIfByAddr(addr string) (sockIf, bool) {
-	ip, _, _ := strings.Cut(addr, "<")
-	ip, _, _ = strings.Cut(ip, "%")
-	for _, x := range s.sockIfs {
-		if x.Addr == ip {
-			return x, true
-		}
-	}
-	return sockIf{}, false
-}
-
 // describeIfs lists interfaces as "veth75fa783 (fe80::14ad:...) (why)".
 func describeIfs(xs []sockIf) string {
 	var parts []string
@@ -254,7 +239,7 @@ func describeIfs(xs []sockIf) string {
 		parts = append(parts, x.Name+" ("+clip(x.Addr, 40)+")"+suspiciousWhy(x))
 	}
 	if len(xs) > 4 {
-		parts = append(parts, fmt.Sprintf("and %d more", len(xs)-4))
+		parts = append(parts, "and "+strconv.Itoa(len(xs)-4)+" more")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -300,17 +285,16 @@ func (d *diagnoser) socketInterfaces() (Diagnosis, bool) {
 			break
 		}
 	}
-	expl := "NCCL lists " + describeIfs(sus) + " among the interfaces of its bootstrap or socket traffic. Other hosts usually cannot reach such addresses, and NCCL's socket transport spreads its connections over every interface it lists, so connections through them fail (\"Network is unreachable\", \"Connection refused\") or hang."
+	expl := "NCCL lists " + describeIfs(sus) + " among the interfaces of its bootstrap or socket traffic; other hosts seldom reach such addresses, and NCCL spreads its socket connections over every listed interface, so connections fail or hang."
 	if v, ref, ok := d.setting("NCCL_SOCKET_IFNAME"); ok {
 		ev.add(ref)
-		expl += " NCCL_SOCKET_IFNAME=" + v + " is set and still selects them: a name without \"=\" is a prefix, \"^\" excludes."
+		expl += " NCCL_SOCKET_IFNAME=" + v + " is set and still selects them (a name is a prefix unless it starts with \"=\")."
 	}
-	fix := "Set NCCL_SOCKET_IFNAME on every node to the interface that connects the hosts"
+	expl += " Fix: set NCCL_SOCKET_IFNAME on every node to the interface that connects the hosts"
 	if good != "" {
-		fix += " (here perhaps `NCCL_SOCKET_IFNAME=" + good + "`)"
+		expl += " (perhaps NCCL_SOCKET_IFNAME=" + good + ")"
 	}
-	fix += ", or exclude the others (`NCCL_SOCKET_IFNAME=^docker,lo,veth`)."
-	expl += " Fix: " + fix + " Check: `ip -br addr` on every node and the \"Bootstrap : Using\" / \"NET/Socket : Using\" lines of a rerun, which must list only addresses the other hosts reach."
+	expl += ", or `^docker,lo,veth`. Check: `ip -br addr` on every node; the \"Using\" lines of a rerun list only addresses the other hosts reach."
 	return Diagnosis{ID: "socket-interface", Severity: sev, Title: "NCCL uses interfaces that do not connect the hosts",
 		Explanation: expl, Evidence: ev.list(), Links: links(envLink("NCCL_SOCKET_IFNAME"), linkNIC, linkNetSocketHW)}, true
 }
@@ -330,7 +314,7 @@ func containsAny(s string, subs []string) bool {
 func explainSocketAddress(lines []LineRef, s *Summary) string {
 	for _, l := range lines {
 		if strings.Contains(l.Text, "Socket creation failed : Address family not supported") {
-			return "\"Socket creation failed : Address family not supported by protocol\" is what NCCL releases before 2.4 print when they find no usable IP interface: the process sees only loopback, as a container started without a network of its own does. Start it with `--net=host` (or give it a routable interface) and name that interface in NCCL_SOCKET_IFNAME."
+			return "Releases before 2.4 print this when they find no usable IP interface, as in a container without a network of its own: start it with `--net=host` or give it a routable interface."
 		}
 	}
 	return ""
@@ -341,12 +325,10 @@ func explainNVLS(lines []LineRef, s *Summary) string {
 	for _, l := range lines {
 		t := l.Text
 		switch {
-		case strings.Contains(t, "invalid argument") || strings.Contains(t, "Cuda failure 1 "):
-			return "CUDA refused the multicast object with \"invalid argument\": reported inside containers that do not expose /dev/nvidia-caps, and where the driver or Fabric Manager offers no multicast; NCCL_NVLS_ENABLE=0 confirms it and is the fix when NVLS cannot be made available there."
-		case strings.Contains(t, "401") || strings.Contains(t, "present state"):
-			return "CUDA error 401 (\"the operation cannot be performed in the present state\") is the Fabric Manager or NVSwitch state: restart nvidia-fabricmanager or reset the GPUs; machines that worked before and start failing this way need that, not a code change."
-		case strings.Contains(t, "801") || strings.Contains(t, "not supported"):
-			return "\"operation not supported\" means the driver offers no multicast objects on this system (no NVSwitch, Fabric Manager not running, or a driver older than the CUDA runtime expects)."
+		case strings.Contains(t, "invalid argument"):
+			return "\"invalid argument\" from the multicast setup is reported inside containers that do not expose /dev/nvidia-caps; NCCL_NVLS_ENABLE=0 is then the fix."
+		case strings.Contains(t, "present state"):
+			return "CUDA error 401 is the Fabric Manager or NVSwitch state: restart nvidia-fabricmanager or reset the GPUs."
 		}
 	}
 	return ""
