@@ -220,6 +220,9 @@ func TestNetRulesQuiet(t *testing.T) {
 		{"TCPStore timeout", "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. TCPStore connect timeout: Connection refused\n"},
 		{"NCCL retrying while the peer starts", "h1:1:2 [0] NCCL INFO Call to connect returned Connection refused, retrying\n"},
 		{"no plugin installed", "h1:1:2 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory : when loading libnccl-net.so\n"},
+		// nccl-tests#185: a verbs call failing with a connect errno is the
+		// IB transport's queue pair (ib-qp-setup), not a TCP connection.
+		{"verbs call with a connect errno", "dgxh100-3:225140:225355 [0] misc/ibvwrap.cc:187 NCCL WARN Call to ibv_modify_qp failed with error Network is unreachable\n"},
 		{"aws-ofi-nccl starting", "h1:1:2 [0] NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)\n"},
 		{"docker0 listed on one host", "h1:1:2 [0] NCCL INFO Bootstrap : Using [0]eth0:10.0.0.1<0> [1]docker0:172.17.0.1<0>\n" +
 			"h1:1:2 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/IPC\n"},

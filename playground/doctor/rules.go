@@ -221,6 +221,8 @@ var lineRules = []Rule{
 					return "\"No such device\" means the device or port NCCL picked cannot carry connections from this process: a RoCE port without an IP address (so no usable GID), a virtual function or port that belongs to another network namespace (macvlan or SR-IOV containers), or a port that is down; when one device of several is at fault, NCCL_IB_HCA can leave it out." + ibDevices(s)
 				case strings.Contains(l.Text, "Cannot allocate memory"):
 					return "\"Cannot allocate memory\" here is the locked-memory limit (ulimit -l) or the NIC's own limits on queues, not a lack of RAM: raise the limit to unlimited for the processes (limits.conf, --ulimit memlock=-1 for Docker), and at very large scale fewer connections per peer (NCCL_NCHANNELS_PER_NET_PEER, NCCL_IB_QPS_PER_CONNECTION)."
+				case strings.Contains(l.Text, "Network is unreachable") || strings.Contains(l.Text, "Connection timed out"):
+					return "\"" + qpErrno(l.Text) + "\" when a queue pair is connected means the port cannot resolve a route to the peer's GID: RoCE ports in different subnets without routing between them, or a GID index (NCCL_IB_GID_INDEX) whose address does not reach the peer; ports cabled to different fabrics or rails (NCCL_IB_HCA to pair only NICs that reach each other)." + ibDevices(s)
 				case strings.Contains(l.Text, "Invalid argument"):
 					return "\"Invalid argument\" when a queue pair is connected usually names a GID index the port does not have (NCCL_IB_GID_INDEX) or attributes the two ends disagree on (MTU, traffic class)."
 				}

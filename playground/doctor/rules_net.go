@@ -65,8 +65,9 @@ var connectWords = []string{"connection refused", "connection timed out", "netwo
 // release, or quoted around it: the line must name a connect failure and
 // an NCCL connect call or NCCL itself. PyTorch's own store (TCPStore, the
 // rendezvous at MASTER_ADDR:MASTER_PORT) fails with the same words but
-// another cause, and NCCL's INFO lines that only announce a retry are part
-// of normal start-up; neither is evidence.
+// another cause, as do the verbs calls of the IB transport (ib-qp-setup),
+// and NCCL's INFO lines that only announce a retry are part of normal
+// start-up; none of them is evidence.
 func connectFailure(line string) bool {
 	l := strings.ToLower(line)
 	if !containsAny(l, connectWords) {
@@ -78,7 +79,7 @@ func connectFailure(line string) bool {
 // notNCCLConnect mark lines of PyTorch's store and NCCL's retry notices;
 // ncclConnect the connect calls of NCCL (lower case).
 var (
-	notNCCLConnect = []string{"retrying", "tcpstore", "client socket", "c10d", "socket.cpp", "rendezvous", "master_addr", "store_based_barrier"}
+	notNCCLConnect = []string{"retrying", "ibv_", "net/ib", "tcpstore", "client socket", "c10d", "socket.cpp", "rendezvous", "master_addr", "store_based_barrier"}
 	ncclConnect    = []string{"connect to ", "call to connect", "socketstartconnect", "socketpollconnect", "nccl", "connect returned"}
 )
 
@@ -332,4 +333,13 @@ func explainNVLS(lines []LineRef, s *Summary) string {
 		}
 	}
 	return ""
+}
+
+// qpErrno returns the errno text of a verbs failure line that qp-setup
+// explains by routing.
+func qpErrno(t string) string {
+	if strings.Contains(t, "Network is unreachable") {
+		return "Network is unreachable"
+	}
+	return "Connection timed out"
 }
