@@ -279,3 +279,49 @@ func TestSocketInterfaces(t *testing.T) {
 		})
 	}
 }
+
+// TestRoCEGIDAndQPHints: the status-12 explanation names the GID index NCCL
+// used by release (0 before 2.21, net_ib.cc's NCCL_PARAM default), and the
+// queue-pair failures carry NCCL 2.30's own hints (printIbModifyQpHint:
+// ETIMEDOUT -> NCCL_CROSS_NIC=0, EINVAL -> NCCL_IB_GID_INDEX=-1); NCCL's
+// retry notices alone are no failure.
+func TestRoCEGIDAndQPHints(t *testing.T) {
+	const wc = "h1:1:2 [0] transport/net_ib.cc:1 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<4000> with status=12 opcode=0 len=0 vendor err 129 (Recv)\n"
+	cases := []struct {
+		name, log, id string
+		has, hasNot   string
+	}{
+		{"2.20 default GID 0", "h1:1:2 [0] NCCL INFO NCCL version 2.20.5+cuda12.4\n" + wc, "ib-completion-error", "NCCL 2.20.5 uses GID index 0", ""},
+		{"2.21 picks its own", "h1:1:2 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n" + wc, "ib-completion-error", "NCCL_IB_GID_INDEX", "uses GID index 0"},
+		{"index set", "h1:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 1.\n" + wc, "ib-completion-error", "The log sets NCCL_IB_GID_INDEX=1", ""},
+		{"2.30 modify_qp timeout", "h1:1:2 [0] misc/ibvwrap.cc:376 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 3, local GID ::ffff:10.0.0.1, remote GID ::ffff:10.1.0.2\n",
+			"ib-qp-setup", "NCCL_CROSS_NIC=0", ""},
+		{"2.30 modify_qp EINVAL", "h1:1:2 [0] misc/ibvwrap.cc:376 NCCL WARN Call to ibv_modify_qp failed with 22 Invalid argument, on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 7, local GID N/A, remote GID N/A\n",
+			"ib-qp-setup", "NCCL_IB_GID_INDEX", ""},
+		{"retry notice only", "h1:1:2 [0] NCCL INFO Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 3, local GID a, remote GID b, retrying 1/5 after 100 msec of sleep\n",
+			"", "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ds := Diagnose(parseString(t, c.log), ncclenv.Env{})
+			if c.id == "" {
+				for _, id := range []string{"ib-qp-setup", "socket-connect"} {
+					if find(ds, id).ID != "" {
+						t.Errorf("%s fired: %v", id, ids(ds))
+					}
+				}
+				return
+			}
+			d := find(ds, c.id)
+			if d.ID == "" {
+				t.Fatalf("%s did not fire: %v", c.id, ids(ds))
+			}
+			if !strings.Contains(d.Explanation, c.has) {
+				t.Errorf("explanation lacks %q: %s", c.has, d.Explanation)
+			}
+			if c.hasNot != "" && strings.Contains(d.Explanation, c.hasNot) {
+				t.Errorf("explanation has %q: %s", c.hasNot, d.Explanation)
+			}
+		})
+	}
+}

@@ -343,3 +343,34 @@ func qpErrno(t string) string {
 	}
 	return "Connection timed out"
 }
+
+// gidDefault says which RoCE GID index NCCL used when the log does not set
+// NCCL_IB_GID_INDEX: index 0 before 2.21 (NCCL_PARAM(IbGidIndex, ..., 0)
+// in net_ib.cc of v2.20.5-1), which on most RoCE ports is the link-local
+// RoCE v1 entry; from 2.21 on -1, NCCL's own pick.
+func gidDefault(s *Summary) string {
+	if e, ok := s.Env("NCCL_IB_GID_INDEX"); ok {
+		return " The log sets NCCL_IB_GID_INDEX=" + e.Value + ": check that `show_gids` lists that index as RoCE v2 with an IPv4 address on both hosts."
+	}
+	v := s.Version()
+	major, minor, ok := majorMinor(v)
+	switch {
+	case !ok:
+		return " Without NCCL_IB_GID_INDEX, NCCL before 2.21 uses GID index 0, on most RoCE ports the link-local RoCE v1 entry."
+	case major == 2 && minor < 21:
+		return " NCCL " + v + " uses GID index 0 unless NCCL_IB_GID_INDEX is set, on most RoCE ports the link-local RoCE v1 entry: set the RoCE v2 IPv4 index `show_gids` lists (often 3)."
+	}
+	return ""
+}
+
+// majorMinor reads "2.20.5" as 2, 20.
+func majorMinor(v string) (int, int, bool) {
+	a, rest, ok := strings.Cut(v, ".")
+	if !ok {
+		return 0, 0, false
+	}
+	b, _, _ := strings.Cut(rest, ".")
+	major, err1 := strconv.Atoi(a)
+	minor, err2 := strconv.Atoi(b)
+	return major, minor, err1 == nil && err2 == nil
+}
