@@ -325,3 +325,32 @@ func TestRoCEGIDAndQPHints(t *testing.T) {
 		})
 	}
 }
+
+// TestPeerLostReraised: NCCL's lost-peer message (socket.cc's
+// "socketProgress: Connection closed by remote peer %s") and the
+// ncclRemoteError text reach peer-connection-lost in PyTorch's re-raise too,
+// and each line counts once; PyTorch's own store errors do not.
+func TestPeerLostReraised(t *testing.T) {
+	msg := "socketProgress: Connection closed by remote peer node-2<53322>"
+	re := strings.Join(reraise(msg), "\n")
+	re = strings.Replace(re, "unhandled system error (run with NCCL_DEBUG=INFO for details)", "remote process exited or there was a network error", 1)
+	for name, log := range map[string]string{
+		"re-raise":          re + "\n",
+		"ChildFailedError":  strings.Join(childFailed(msg), "\n") + "\n",
+		"WARN and re-raise": "h:1:2 [0] misc/socket.cc:58 NCCL WARN " + msg + "\n" + re + "\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			d := find(Diagnose(parseString(t, log), ncclenv.Env{}), "peer-connection-lost")
+			if d.ID == "" {
+				t.Fatalf("peer-connection-lost did not fire on\n%s", log)
+			}
+			if n := len(d.Evidence); n < 1 || n > 3 {
+				t.Errorf("%d evidence lines: %v", n, d.Evidence)
+			}
+		})
+	}
+	store := "RuntimeError: [c10d] TCPStore: Connection reset by peer (errno 104) while talking to node0:29500\n"
+	if d := find(Diagnose(parseString(t, store), ncclenv.Env{}), "peer-connection-lost"); d.ID != "" {
+		t.Errorf("peer-connection-lost fired on PyTorch's store: %s", d.Explanation)
+	}
+}

@@ -287,6 +287,7 @@ func (p *parser) scanRules(n int, raw string) {
 	}
 	p.scanNetCues(n, raw)
 	p.scanSockIfs(n, raw)
+	p.scanPeerLostText(n, raw)
 	if !strings.Contains(raw, "NCCL WARN") && isShmFailure(raw) {
 		// PyTorch's re-raise ("Last error: Error while creating shared
 		// memory segment ...") and launcher output carry no WARN prefix.

@@ -374,3 +374,19 @@ func majorMinor(v string) (int, int, bool) {
 	minor, err2 := strconv.Atoi(b)
 	return major, minor, err1 == nil && err2 == nil
 }
+
+// peerLostWords are NCCL's messages of a lost peer as they appear without
+// their WARN line: re-raised by PyTorch after "Last error:", or as the text
+// of ncclRemoteError ("remote process exited or there was a network error",
+// ncclGetErrorString).
+var peerLostWords = []string{"socketProgress: Connection closed by remote peer", "socketProgressOpt: Call to recv from",
+	"Socket recv failed while polling", "Net : Connection closed by remote peer", "Net : Call to recv from",
+	"remote process exited or there was a network error"}
+
+// scanPeerLostText records lost-peer messages outside NCCL WARN lines (the
+// WARN lines are classified by warn).
+func (p *parser) scanPeerLostText(n int, raw string) {
+	if !strings.Contains(raw, "NCCL WARN") && containsAny(raw, peerLostWords) {
+		p.add(&p.s.peerLostText, n, raw)
+	}
+}
