@@ -209,8 +209,9 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "ib-qp-setup", Title: "An RDMA queue pair or completion queue could not be set up", Severity: Error,
-		Any:         []string{"Call to ibv_modify_qp failed", "Call to ibv_create_qp failed", "Call to ibv_create_cq failed"},
-		None:        []string{", retrying "}, // NCCL 2.30 retries before it warns
+		// Posts often quote the error without "Call to".
+		Any:         []string{"ibv_modify_qp failed", "ibv_create_qp failed", "ibv_create_cq failed"},
+		None:        []string{", retrying ", "UCX"}, // NCCL 2.30 retries before it warns; UCX is MPI's
 		Explanation: "NCCL asked the verbs library to create or connect a queue pair (or its completion queue) on the RDMA device it chose, and the kernel refused: the connection to the peer cannot be built on that device.",
 		Fix:         "Keep NCCL to the devices and ports that work: NCCL_IB_HCA lists them (`=NAME,NAME` for exact names, `^NAME` to leave one out); give a RoCE port an IP address and a routable GID (NCCL_IB_GID_INDEX); use the same MOFED/rdma-core in the container as on the host. On a single host NCCL_IB_DISABLE=1 takes the network out altogether.",
 		Check:       "`ibv_devinfo -v` (port state PORT_ACTIVE, link layer) and `show_gids` for the device the log names, `ulimit -l` inside the job, and `ib_write_bw -d DEVICE` between two hosts.",
@@ -224,7 +225,7 @@ var lineRules = []Rule{
 					return "\"Cannot allocate memory\" here is the locked-memory limit (ulimit -l) or the NIC's own limits on queues, not a lack of RAM: raise the limit to unlimited for the processes (limits.conf, --ulimit memlock=-1 for Docker), and at very large scale fewer connections per peer (NCCL_NCHANNELS_PER_NET_PEER, NCCL_IB_QPS_PER_CONNECTION)."
 				case strings.Contains(l.Text, "Network is unreachable") || strings.Contains(l.Text, "Connection timed out"):
 					// NCCL 2.30 hints the same after ETIMEDOUT (printIbModifyQpHint).
-					return "\"" + qpErrno(l.Text) + "\" when a queue pair is connected means the port cannot reach the peer's GID: NICs of different rails that are not cross-connected (NCCL_CROSS_NIC=0 confirms it, NCCL's own hint), RoCE ports in subnets without routing between them, or a GID index (NCCL_IB_GID_INDEX) whose address does not reach the peer." + ibDevices(s)
+					return "\"" + qpErrno(l.Text) + "\" when a queue pair is connected means the port cannot reach the peer's GID: NICs of different rails that are not cross-connected (NCCL_CROSS_NIC=0 confirms it, NCCL's own hint), an NCCL_IB_HCA list that names ports of another network (NCCL pairs the listed devices across ranks, so list only the ports that reach the peers), RoCE ports in subnets without routing between them, or a GID index (NCCL_IB_GID_INDEX) whose address does not reach the peer." + ibDevices(s)
 				case strings.Contains(l.Text, "Invalid argument"):
 					return "\"Invalid argument\" when a queue pair is connected usually names a GID index the port does not have, forced by NCCL_IB_GID_INDEX (unset it or set -1 for NCCL's own choice, as NCCL 2.30 hints), or attributes the two ends disagree on (MTU, traffic class)."
 				}

@@ -21,7 +21,7 @@ func init() {
 
 // netUnproven are the diagnoses of this file that fewer than two published
 // logs with a confirmed cause support (see unproven).
-var netUnproven = []string{"socket-interface"}
+var netUnproven = []string{"socket-interface", "net-init-failed"}
 
 var netLineRules = []Rule{
 	{
@@ -43,6 +43,23 @@ var netLineRules = []Rule{
 		Check:       "`ip -br addr` and `ip route get PEER_IP` on each node; every address of the \"Bootstrap : Using\" and \"NET/Socket : Using\" lines must be reachable from the other hosts (`nc -zv PEER_IP PORT`).",
 		Links:       []Link{envLink("NCCL_SOCKET_IFNAME"), linkNIC, linkNetSocketHW},
 		Explain:     explainConnect,
+	},
+	{
+		// plugin/net.cc ncclNetInit: no plugin whose name matches
+		// NCCL_NET (comm->config.netName) could be initialised.
+		ID: "net-init-failed", Title: "No network transport could start", Severity: Error,
+		Any:         []string{"Failed to initialize any NET plugin", "Error: network IB not found", "Error: network Socket not found"},
+		Messages:    []string{"Failed to initialize any NET plugin", "Error: network %s not found."},
+		Explanation: "NCCL could start none of its network transports (a plugin, IB, sockets) for the network it was asked for. With NCCL_NET=IB (or a plugin's name) and no usable device of that kind, as in a container started without /dev/infiniband, NCCL does not fall back to sockets: communicator creation fails with invalid usage.",
+		Fix:         "Pass the RDMA devices into the container (`--device=/dev/infiniband`, the RDMA device plugin on Kubernetes) and install rdma-core in the image, or unset NCCL_NET so that NCCL may choose.",
+		Check:       "`ls /dev/infiniband` and `ibv_devinfo` inside the container, `env | grep NCCL_NET`, and the NET/IB and NET/Plugin lines before the warning.",
+		Links:       []Link{envLink("NCCL_NET"), envLink("NCCL_IB_DISABLE"), linkNetSocketHW},
+		Explain: func(lines []LineRef, s *Summary) string {
+			if e, ok := s.Env("NCCL_NET"); ok {
+				return "The log sets NCCL_NET=" + e.Value + "."
+			}
+			return ""
+		},
 	},
 	{
 		ID: "net-plugin-failed", Title: "The network plugin failed to load or start", Severity: Error,
