@@ -361,3 +361,26 @@ func TestPeerLostReraised(t *testing.T) {
 		t.Errorf("peer-connection-lost fired on PyTorch's store: %s", d.Explanation)
 	}
 }
+
+// TestNetSocketHCAEcho: NCCL_IB_HCA known only from its "set by
+// environment" echo (or the given environment) still explains "No device
+// found"; without the variable the generic cause stays.
+func TestNetSocketHCAEcho(t *testing.T) {
+	base := "h:1:2 [0] NCCL INFO NET/IB : No device found.\nh:1:2 [0] NCCL INFO Using network Socket\n"
+	for _, c := range []struct {
+		name, log string
+		env       ncclenv.Env
+		want      string
+	}{
+		{"echo", "h:1:2 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_9\n" + base, ncclenv.Env{}, "NCCL_IB_HCA=mlx5_9 matched no active port"},
+		{"environment", base, ncclenv.New(map[string]string{"NCCL_IB_HCA": "=mlx5_2"}), "NCCL_IB_HCA==mlx5_2 matched no active port"},
+		{"unset", base, ncclenv.Env{}, "NCCL found no active InfiniBand/RoCE port"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := find(Diagnose(parseString(t, c.log), c.env), "net-socket")
+			if !strings.Contains(d.Explanation, c.want) {
+				t.Errorf("net-socket lacks %q: %q", c.want, d.Explanation)
+			}
+		})
+	}
+}
