@@ -79,6 +79,12 @@ var netFormCases = []netFormCase{
 		lines: []string{"Second real mp launch (0.5.10, DeepSeek V4 Flash on Spark-2 + Spark-3): the IB plugin initialised, then both ranks died in `ncclCommInitRank` with `NCCL error: unhandled system error` and `ibv_modify_qp failed with 110 Connection timed out, on dev rocep1s0f0:1` (head) / `rocep1s0f1:1` (worker)."},
 		msg:   "ibv_modify_qp failed with 110 Connection timed out, on dev rocep1s0f0:1",
 		id:    "ib-qp-setup", needle: "NCCL_IB_HCA"},
+	{log: "aws-samples-aws-do-eks-50-gloo-loopback.log",
+		lines: []string{"[rank8] Gloo connectFullMesh failed ... timed out connecting: SO_ERROR: Connection refused,"},
+		id:    "gloo-interface", needle: "GLOO_SOCKET_IFNAME"},
+	{log: "aws-samples-aws-do-eks-51-gloo-ifname-syntax.log",
+		lines: []string{"  ifa != nullptr. Unable to find address for: ^lo"},
+		id:    "gloo-interface", needle: "no \"^\" exclusions"},
 	{log: "sgl-project-sglang-1427-libibverbs-socket.log",
 		lines: []string{"NCCL INFO Failed to open libibverbs.so[.1]", "NCCL INFO NET/Socket : Using [0]ib0.<ip>"},
 		id:    "net-socket", needle: "libibverbs"},
@@ -230,6 +236,7 @@ func TestNetRulesQuiet(t *testing.T) {
 		// nccl-tests#185: a verbs call failing with a connect errno is the
 		// IB transport's queue pair (ib-qp-setup), not a TCP connection.
 		{"verbs call with a connect errno", "dgxh100-3:225140:225355 [0] misc/ibvwrap.cc:187 NCCL WARN Call to ibv_modify_qp failed with error Network is unreachable\n"},
+		{"an environment listing naming Gloo's variable", "GLOO_SOCKET_IFNAME=eth0\nNCCL_SOCKET_IFNAME=eth0\n"},
 		{"aws-ofi-nccl starting", "h1:1:2 [0] NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)\n"},
 		{"docker0 listed on one host", "h1:1:2 [0] NCCL INFO Bootstrap : Using [0]eth0:10.0.0.1<0> [1]docker0:172.17.0.1<0>\n" +
 			"h1:1:2 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/IPC\n"},
@@ -237,7 +244,7 @@ func TestNetRulesQuiet(t *testing.T) {
 	for _, q := range quiet {
 		t.Run(q.name, func(t *testing.T) {
 			got := ids(Diagnose(parseString(t, q.log), ncclenv.Env{}))
-			for _, id := range []string{"socket-connect", "socket-interface", "net-plugin-failed"} {
+			for _, id := range []string{"socket-connect", "socket-interface", "net-plugin-failed", "gloo-interface"} {
 				if slices.Contains(got, id) {
 					t.Errorf("%s fired on %q", id, q.log)
 				}

@@ -45,6 +45,18 @@ var netLineRules = []Rule{
 		Explain:     explainConnect,
 	},
 	{
+		// PyTorch 2.6.0: ProcessGroupGloo.cpp:727-731 (loopback fallback),
+		// init.cpp:2823-2829 (GLOO_SOCKET_IFNAME split at commas, one
+		// device per name).
+		ID: "gloo-interface", Title: "Gloo (PyTorch's CPU group) binds an address the other hosts cannot reach", Severity: Error,
+		Any: []string{"Gloo connectFullMesh failed", "Unable to resolve hostname to a (local) address", "Using the loopback address as fallback",
+			"Unable to find address for:"},
+		Explanation: "PyTorch's Gloo backend, which frameworks such as vLLM, SGLang and DeepSpeed start beside NCCL for CPU-side coordination, binds to the address the host name resolves to and falls back to loopback (127.0.0.1) when it resolves to none; the other hosts then connect to their own loopback and connectFullMesh fails. GLOO_SOCKET_IFNAME overrides it, but unlike NCCL_SOCKET_IFNAME it takes only concrete interface names separated by commas: no prefixes and no \"^\" exclusions (\"Unable to find address for: ^lo\").",
+		Fix:         "Set GLOO_SOCKET_IFNAME on every node to the interface that routes to the other hosts (`ip -4 route get MASTER_ADDR` names it), and NCCL_SOCKET_IFNAME alike; or make the host name resolve to that address (/etc/hosts).",
+		Check:       "`getent hosts $(hostname)` must print a routable address, not 127.x; `ip -br addr` on every node for the interface name.",
+		Links:       []Link{envLink("GLOO_SOCKET_IFNAME"), envLink("NCCL_SOCKET_IFNAME")},
+	},
+	{
 		// plugin/net.cc ncclNetInit: no plugin whose name matches
 		// NCCL_NET (comm->config.netName) could be initialised.
 		ID: "net-init-failed", Title: "No network transport could start", Severity: Error,
