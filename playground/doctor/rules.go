@@ -137,9 +137,9 @@ var lineRules = []Rule{
 			"NET/IB: Got completion from peer %s with status=%d opcode=%d len=%u vendor err %u (%s)%s%s%s%s hca %s",
 			"NET/IB: Got completion from peer %s with status=%s(%d) opcode=%s(%d) reqSize=%d vendor_err=%u req_type=%s%s%s%s%s hca %s"},
 		Explanation: "The RDMA NIC reported a failed work completion: data stopped flowing between two NICs.",
-		Fix:         "Make the NICs reach each other over RDMA outside NCCL first (ib_write_bw / perftest with the same device, GID index, traffic class and MTU), then run NCCL with the same settings.",
+		Fix:         "Make the NICs reach each other over RDMA outside NCCL first (ib_write_bw / perftest with the same device, GID index, traffic class and MTU), then run NCCL with the same settings: on RoCE NCCL_IB_GID_INDEX set to the RoCE v2 IPv4 entry `show_gids` lists, NCCL_IB_HCA limited to NICs that reach the peers (NCCL_CROSS_NIC=0 on rail-only fabrics); for status 4, PCIe ACS off (NCCL_NET_GDR_LEVEL=0 confirms it).",
 		Check:       "`ibv_devinfo` (port state ACTIVE, link layer, active_mtu equal on both hosts), `show_gids` on both hosts, and ib_write_bw between the two hosts of the failing pair.",
-		Links:       []Link{linkNIC, envLink("NCCL_IB_GID_INDEX"), envLink("NCCL_IB_TIMEOUT"), envLink("NCCL_IB_HCA")},
+		Links:       []Link{linkNIC, envLink("NCCL_IB_GID_INDEX"), envLink("NCCL_IB_TIMEOUT"), envLink("NCCL_IB_HCA"), envLink("NCCL_CROSS_NIC")},
 		Explain:     explainCompletion,
 	},
 	{
@@ -441,7 +441,7 @@ func explainTruncation(lines []LineRef, s *Summary) string {
 // wcMeaning says what an IB work-completion status means for NCCL.
 var wcMeaning = map[int]string{
 	1:  "a local length error: a message did not fit the receive buffer or the path MTU, which for NCCL points at ports configured with different MTUs",
-	4:  "a local protection error: the NIC could not access the registered memory, which for GPU buffers points at GPUDirect RDMA (nvidia-peermem or dma-buf missing, PCIe ACS/IOMMU redirecting peer traffic)",
+	4:  "a local protection error: the NIC could not access the registered memory, which for GPU buffers points at GPUDirect RDMA (nvidia-peermem or dma-buf missing, PCIe ACS/IOMMU redirecting peer traffic); a rerun with NCCL_NET_GDR_LEVEL=0 that works confirms it",
 	5:  "the work request was flushed: the queue pair had already failed, so look for the first, different error",
 	9:  "the remote side rejected the request",
 	10: "a remote access error: the peer's memory registration does not allow the access (GPUDirect RDMA on the other host)",
