@@ -52,7 +52,7 @@ type Rule struct {
 // on the variable tables, and nccl-warn only lists what nothing explains,
 // so neither is counted.
 var unproven = map[string]bool{
-	"nvls-setup-hang": true, "ib-register-memory": true,
+	"nvls-setup-hang":       true,
 	"gdr-disabled-distance": true, "cuda-oom-nccl": true,
 	"nccl-version-mismatch": true, "timeout-desync": true, "watchdog-heartbeat-abort": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
@@ -200,6 +200,8 @@ var lineRules = []Rule{
 				switch {
 				case strings.Contains(l.Text, "Cannot allocate memory"):
 					return "\"Cannot allocate memory\" from a registration is the locked-memory limit (ulimit -l, often 64 KB or 8 MB by default), not a lack of RAM."
+				case strings.Contains(l.Text, "ibv_reg_dmabuf_mr") && strings.Contains(l.Text, "not supported"):
+					return "\"Operation not supported\" from ibv_reg_dmabuf_mr means the NIC driver or kernel cannot register DMA-BUF memory: NCCL_DMABUF_ENABLE=0 makes NCCL use nvidia-peermem instead, or update MOFED/rdma-core and the kernel."
 				case strings.Contains(l.Text, "Bad address"):
 					return "\"Bad address\" means the kernel could not pin the pages: for GPU buffers, GPUDirect RDMA is not available (nvidia-peermem not loaded, no DMA-BUF support)."
 				}
