@@ -21,7 +21,7 @@ func init() {
 
 // netUnproven are the diagnoses of this file that fewer than two published
 // logs with a confirmed cause support (see unproven).
-var netUnproven = []string{"socket-interface", "net-init-failed"}
+var netUnproven = []string{"socket-interface", "net-init-failed", "p2p-access-unsupported"}
 
 var netLineRules = []Rule{
 	{
@@ -43,6 +43,17 @@ var netLineRules = []Rule{
 		Check:       "`ip -br addr` and `ip route get PEER_IP` on each node; every address of the \"Bootstrap : Using\" and \"NET/Socket : Using\" lines must be reachable from the other hosts (`nc -zv PEER_IP PORT`).",
 		Links:       []Link{envLink("NCCL_SOCKET_IFNAME"), linkNIC, linkNetSocketHW},
 		Explain:     explainConnect,
+	},
+	{
+		// CUDA error 217 is cudaErrorPeerAccessUnsupported; NCCL's P2P
+		// transport meets it when it opens a peer's IPC handle or maps
+		// its memory.
+		ID: "p2p-access-unsupported", Title: "CUDA refuses P2P access between the GPUs", Severity: Error,
+		Any:         []string{"peer access is not supported between these two devices", "cudaErrorPeerAccessUnsupported"},
+		Explanation: "NCCL (or a framework's own all-reduce) tried to connect two GPUs directly and CUDA refused peer access (error 217): the driver offers no P2P between them, as on GeForce and some workstation or cloud GPUs (RTX 4090, L4, L40S), in VMs without P2P passthrough, or behind PCIe ACS/IOMMU, while the topology made P2P look possible.",
+		Fix:         "NCCL_P2P_DISABLE=1 on these machines (NCCL then goes through shared memory; here a fix, since the hardware has no P2P), or NCCL_P2P_LEVEL=LOC; for vLLM or SGLang custom all-reduce, turn that off (`--disable-custom-all-reduce`). A newer NCCL detects more such cards by itself.",
+		Check:       "`nvidia-smi topo -p2p r` (NS between the pairs) or `python -c \"import torch; print(torch.cuda.can_device_access_peer(0, 1))\"`.",
+		Links:       []Link{linkP2P, envLink("NCCL_P2P_DISABLE"), envLink("NCCL_P2P_LEVEL")},
 	},
 	{
 		// PyTorch 2.6.0: ProcessGroupGloo.cpp:727-731 (loopback fallback),
