@@ -357,6 +357,9 @@ func explainSocketAddress(lines []LineRef, s *Summary) string {
 		if strings.Contains(l.Text, "Socket creation failed : Address family not supported") {
 			return "Releases before 2.4 print this when they find no usable IP interface, as in a container without a network of its own: start it with `--net=host` or give it a routable interface."
 		}
+		if strings.Contains(l.Text, "NCCL_OOB_NET_IFNAME") {
+			return "NCCL_OOB_NET_IFNAME (2.23 and later: the network device of NCCL's out-of-band bootstrap) names no device NCCL found: unset it or name one that `ibv_devices` or `ip -br addr` lists."
+		}
 	}
 	return ""
 }
