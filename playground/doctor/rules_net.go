@@ -198,16 +198,24 @@ type sockIf struct {
 // 2.4.
 func (p *parser) scanSockIfs(n int, raw string) {
 	var rest string
+	bootstrap := false
 	for _, k := range sockIfLists {
 		if i := strings.Index(raw, k); i >= 0 {
 			rest = raw[i+len(k):]
+			bootstrap = strings.HasPrefix(k, "Bootstrap")
 			break
 		}
 	}
 	if rest == "" {
 		return
 	}
-	for _, f := range strings.Fields(rest) {
+	for pos, f := range strings.Fields(rest) {
+		// The bootstrap listens on the first interface it lists
+		// (bootstrapNetIfAddrs[0] in 2.7's bootstrap.cc; it finds one
+		// interface only from 2.8 on); the socket transport uses all.
+		if bootstrap && pos > 0 {
+			break
+		}
 		for strings.HasPrefix(f, "[") {
 			j := strings.IndexByte(f, ']')
 			if j < 0 {
