@@ -394,3 +394,22 @@ func TestNetSocketHCAEcho(t *testing.T) {
 		})
 	}
 }
+
+// TestConnectTarget: the failed address is read from every release's
+// capitalisation, and text whose lower case has another byte length (U+0130
+// lowers to three bytes, the Kelvin sign U+212A to one) cannot move the
+// index off the address or out of the line.
+func TestConnectTarget(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"misc/socket.cc:485 NCCL WARN socketStartConnect: Connect to 10.0.0.2<45763> failed : Software caused connection abort", "10.0.0.2<45763>"},
+		{"NCCL WARN ncclSocketConnect: connect to 10.1.0.3<1234> failed : Connection refused", "10.1.0.3<1234>"},
+		{"\u212a\u212a\u212a\u212a NCCL WARN Connect to 10.0.0.9<1> failed : Connection refused", "10.0.0.9<1>"},
+		{"\u0130\u0130\u0130 NCCL WARN Connect to 10.0.0.8<2> failed : Connection refused", "10.0.0.8<2>"},
+		{"\u0130\u0130 connect to nowhere", ""},
+		{"NCCL WARN Call to connect failed : Connection timed out", ""},
+	} {
+		if got := connectTarget(c.line); got != c.want {
+			t.Errorf("connectTarget(%q) = %q, want %q", c.line, got, c.want)
+		}
+	}
+}

@@ -153,12 +153,13 @@ func explainConnect(lines []LineRef, s *Summary) string {
 // connectTarget returns the "ADDR<PORT>" of "Connect to ADDR<PORT> failed"
 // (any release's capitalisation), or "".
 func connectTarget(t string) string {
-	l := strings.ToLower(t)
-	i := strings.Index(l, "connect to ")
-	if i < 0 {
+	// Searched in t itself: strings.ToLower may change the byte length
+	// of non-ASCII text, so its indexes need not fit t.
+	i := strings.Index(t, "onnect to ")
+	if i < 1 || (t[i-1] != 'c' && t[i-1] != 'C') {
 		return ""
 	}
-	rest := t[i+len("connect to "):]
+	rest := t[i+len("onnect to "):]
 	end := strings.IndexAny(rest, " ,")
 	if end < 0 {
 		end = len(rest)
