@@ -109,12 +109,22 @@ var connectWords = []string{"connection refused", "connection timed out", "netwo
 // and NCCL's INFO lines that only announce a retry are part of normal
 // start-up; none of them is evidence.
 func connectFailure(line string) bool {
+	// Every connectWords entry holds one of these in any capitalisation
+	// of its first letter; most lines hold none, and skip the lower-case
+	// copy.
+	if !containsAny(line, connectStems) {
+		return false
+	}
 	l := strings.ToLower(line)
 	if !containsAny(l, connectWords) {
 		return false
 	}
 	return !containsAny(l, notNCCLConnect) && containsAny(l, ncclConnect)
 }
+
+// connectStems are parts of connectWords that keep their case in every
+// spelling NCCL and libc use.
+var connectStems = []string{"onnect", "nreachable", "o route", "xceeded", "o interface found"}
 
 // notNCCLConnect mark lines of PyTorch's store and NCCL's retry notices;
 // ncclConnect the connect calls of NCCL (lower case).
