@@ -30,6 +30,11 @@
 // NVLS, NVLSTree and CollNet stream the whole message in buffer-sized
 // chunks, so n_a = 1 (RampRanks).
 //
+// The bandwidth parameter of a class is fitted on its plateau rows (64
+// MiB and up) alone, and λ, ρ and γ then on every row with it held: a
+// class that may not fit a ramp must not fold its small-message rows into
+// its bandwidth, or systems of another shape inherit the distortion.
+//
 // The plateau P is where the hardware enters. NCCL decides the algorithm,
 // the protocol and the channels; its model then gives the cell a bus
 // bandwidth B(a,p) = (its share of the graph) × G(a), where G(a) is the
