@@ -144,15 +144,16 @@ func embeddedCalibration() *Calibration {
 			{
 				Class: "net-host",
 				Efficiency: Param{
-					Value:  0.53,
+					Value:  0.4675,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-2node-hdr-gdr-sys",
 						"a100pcie-2node-hdr-nogdr-nps4",
 						"a100pcie-2node-hdr-phb-gdr-sys",
 						"a100pcie-2node-hdr-phb-nogdr",
+						"moc-h100-2node-1gpu-roce-nogdr",
 					},
-					Note: "fitted on 4 datasets from 2 sources",
+					Note: "fitted on 5 datasets from 3 sources",
 				},
 				LatencyFactor: Param{
 					Value:  1.0,
@@ -164,7 +165,7 @@ func embeddedCalibration() *Calibration {
 					Note: "small-message rows from 1 independent source(s) only, fewer than the 2 that identify it: NCCL's own latency (factor 1)",
 				},
 				RampBytesPerRank: Param{
-					Value:  813700.0,
+					Value:  497500.0,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-2node-hdr-gdr-sys",
@@ -185,7 +186,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 4 datasets from 2 sources; at the lower bound 0.5 of its range",
 				},
-				Band: Band{MedianPct: 17.91, MaxPct: 1957.0, OverPct: 133.1, UnderPct: 18.23, Datasets: 6, Sources: 4, Points: 255, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 30.01, MaxPct: 1446.0, OverPct: 98.1, UnderPct: 30.38, Datasets: 7, Sources: 5, Points: 268, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-tcp",
@@ -584,6 +585,15 @@ func embeddedCalibration() *Calibration {
 					"efficiency",
 					"latency_factor",
 					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "moc-h100-2node-1gpu-roce-nogdr",
+				Source: "github.com/cci-moc",
+				Class:  "net-host",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
 				},
 			},
 			{
