@@ -63,6 +63,11 @@
 //   - PCIe P2P across sockets (P2P forced with NCCL_P2P_LEVEL=SYS): η_pcie
 //     × the GPUs' own links, not NCCL's inter-socket constant.
 //
+// No efficiency exceeds the raw rate of its link over the figure NCCL
+// gives it: 1 on the network (NCCL's network bandwidth is the NIC line
+// rate), 1.313 on PCIe (128/130 encoding against NCCL's 1.5 GB/s per Gen4
+// lane), 1.25 on NVLink (25 GB/s per link against NCCL's 20-20.6).
+//
 // η_pcie is shared by PCIe P2P and SHM. On several nodes, and for NVLS,
 // P = η × B(a,p): NCCL's network bandwidth is the NIC line rate of the
 // topology. The network has three classes with their own η: RDMA with

@@ -837,3 +837,37 @@ func datasetByID(t *testing.T, sets []*Dataset, id string) *Dataset {
 	t.Fatalf("dataset %s missing", id)
 	return nil
 }
+
+// TestEfficiencyCappedAtLineRate: a network efficiency never exceeds 1,
+// NCCL's network bandwidth being the NIC line rate. A run made twice as
+// fast as published (busbw far above what its NICs carry) fits the
+// efficiency at that bound and says so, and the PCIe bound is the raw
+// Gen4 x16 rate over NCCL's 24 GB/s (31.5 / 24).
+func TestEfficiencyCappedAtLineRate(t *testing.T) {
+	sets, build, _ := fixtures(t)
+	fast := *datasetByID(t, sets, "oke-a100-2node-16gpu-rdma")
+	fast.Rows = append([]Row(nil), fast.Rows...)
+	for i := range fast.Rows {
+		fast.Rows[i].TimeUs /= 2
+	}
+	cal, err := Fit(context.Background(), []*Dataset{&fast}, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := cal.For(ClassNetRDMA)
+	if p.Efficiency.Value != maxEffNet || !strings.Contains(p.Efficiency.Note, "upper bound") {
+		t.Errorf("efficiency %+v: want %v, noted as at its upper bound", p.Efficiency, maxEffNet)
+	}
+	if got, want := maxEffPCIe*24, 16*16.0*128/130/8; math.Abs(got-want) > 1e-9 {
+		t.Errorf("PCIe bound %v GB/s on a Gen4 x16 link, want %v", got, want)
+	}
+	def, err := DefaultCalibration()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range def.Classes {
+		if hi := effBoxFor(c.Class).hi; c.Efficiency.Value > hi {
+			t.Errorf("%s: efficiency %v above its bound %v", c.Class, c.Efficiency.Value, hi)
+		}
+	}
+}
