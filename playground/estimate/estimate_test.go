@@ -781,17 +781,17 @@ func TestShapeNeedsTwoSources(t *testing.T) {
 	if p2.LatencyFactor.Source != "fitted" || p2.RampBytesPerRank.Source != "fitted" {
 		t.Errorf("two sources: latency %+v, ramp %+v; want both fitted", p2.LatencyFactor, p2.RampBytesPerRank)
 	}
-	if p1.Efficiency.Source != "fitted" || p2.Efficiency.Source != "fitted" {
-		t.Errorf("efficiency sources %s, %s; want fitted", p1.Efficiency.Source, p2.Efficiency.Source)
+	if p1.Efficiency.Source != "bound" || p1.Efficiency.Value != maxEffNet || p2.Efficiency.Source != "fitted" {
+		t.Errorf("efficiency %+v with one source, %+v with two; want the physical bound %v, then fitted", p1.Efficiency, p2.Efficiency, maxEffNet)
 	}
 }
 
 // TestEfficiencyFromPlateau: the bandwidth parameter is identified by the
 // plateau rows (>= PlateauMinBytes) alone. A run whose smaller messages are
-// three times slower has the same plateau, so a class without a fitted ramp
-// (one source) keeps the same efficiency: the slow small rows must not be
-// absorbed into the bandwidth, which would carry them over to systems of
-// another shape.
+// three times slower has the same plateau, so the class keeps the same
+// efficiency (two sources of the same rows, so that it is fitted): the
+// slow small rows go into the latency factor and the ramp, not into the
+// bandwidth, which would carry them over to systems of another shape.
 func TestEfficiencyFromPlateau(t *testing.T) {
 	sets, build, _ := fixtures(t)
 	base := datasetByID(t, sets, "oke-a100-2node-16gpu-rdma")
@@ -808,18 +808,23 @@ func TestEfficiencyFromPlateau(t *testing.T) {
 		t.Fatalf("%d of %d rows below the plateau: the test needs both kinds", changed, len(slow.Rows))
 	}
 	ctx := context.Background()
-	a, err := Fit(ctx, []*Dataset{base}, build)
+	two := func(d *Dataset) []*Dataset {
+		x, y := *d, *d
+		x.ID, x.Source.Author, y.ID, y.Source.Author = "x", "one", "y", "two"
+		return []*Dataset{&x, &y}
+	}
+	a, err := Fit(ctx, two(base), build)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Fit(ctx, []*Dataset{&slow}, build)
+	b, err := Fit(ctx, two(&slow), build)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pa, _ := a.For(ClassNetRDMA)
 	pb, _ := b.For(ClassNetRDMA)
-	if pa.Efficiency.Source != "fitted" || pa.RampBytesPerRank.Source != "bound" {
-		t.Fatalf("efficiency %+v, ramp %+v: want a fitted efficiency without a ramp", pa.Efficiency, pa.RampBytesPerRank)
+	if pa.Efficiency.Source != "fitted" || pa.RampBytesPerRank.Source != "fitted" {
+		t.Fatalf("efficiency %+v, ramp %+v: want both fitted", pa.Efficiency, pa.RampBytesPerRank)
 	}
 	if math.Abs(pa.Efficiency.Value-pb.Efficiency.Value) > 1e-3*pa.Efficiency.Value {
 		t.Errorf("efficiency %v with the published rows, %v with the small rows three times slower: want equal", pa.Efficiency.Value, pb.Efficiency.Value)
@@ -850,7 +855,9 @@ func TestEfficiencyCappedAtLineRate(t *testing.T) {
 	for i := range fast.Rows {
 		fast.Rows[i].TimeUs /= 2
 	}
-	cal, err := Fit(context.Background(), []*Dataset{&fast}, build)
+	other := fast
+	other.ID, other.Source.Author = "other", "another author"
+	cal, err := Fit(context.Background(), []*Dataset{&fast, &other}, build)
 	if err != nil {
 		t.Fatal(err)
 	}

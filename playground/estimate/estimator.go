@@ -145,13 +145,15 @@ func (s *System) cellOf(f tune.Func, a tune.Algorithm, p tune.Protocol, pipeOps 
 }
 
 // cellFor reads cell (a, p) of function f from NCCL's tables: the latency
-// is the model's time of an empty message (latency × latCount, before the
-// size-dependent corrections) and the bus bandwidth the model's algorithm
-// bandwidth times nccl-tests' bus factor (callers apply the routing's link
-// factor).
+// is the model's latency term for large messages (latency × latCount, with
+// the multi-node ring Simple AllReduce factor NCCL applies once a rank's
+// share of a channel reaches 64 bytes, tuning.cc ncclTopoGetAlgoTime: with
+// every parameter at its bound the calibrated latency is NCCL's) and the
+// bus bandwidth the model's algorithm bandwidth times nccl-tests' bus
+// factor (callers apply the routing's link factor).
 func cellFor(m *tune.Model, f tune.Func, a tune.Algorithm, p tune.Protocol, pipeOps int) cell {
 	return cell{a: a, p: p,
-		lat: float64(m.AlgoTime(f, a, p, 0, pipeOps)),
+		lat: float64(m.LatencyTime(f, a, p, math.MaxUint64, pipeOps)),
 		bus: float64(m.Bandwidths[f][a][p]) * BusBwFactor(f, m.Sys.NRanks)}
 }
 

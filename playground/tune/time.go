@@ -34,6 +34,23 @@ func (m *Model) AlgoTime(f Func, a Algorithm, p Protocol, nBytes uint64, numPipe
 	if a == NVLSTree && f == AllReduce && logSize >= 0 && logSize < 24 && m.Sys.MinCompCap >= 100 && m.Sys.CPUArch == ArchX86 {
 		bw = float32(bw * treeCorrectionFactor[p][logSize])
 	}
+	return float32(m.latencyTerm(f, a, p, lat, nBytes, numPipeOps) + float32(float32(nBytes)/float32(1000*bw)))
+}
+
+// LatencyTime is the latency term of AlgoTime (µs): lat × latCount, with
+// the multi-node ring Simple AllReduce factor when it applies at nBytes; -1
+// when the cell is unusable.
+func (m *Model) LatencyTime(f Func, a Algorithm, p Protocol, nBytes uint64, numPipeOps int) float32 {
+	if !f.Valid() || !a.Valid() || !p.Valid() || m.Bandwidths[f][a][p] == 0 {
+		return -1
+	}
+	if numPipeOps < 1 {
+		numPipeOps = 1
+	}
+	return m.latencyTerm(f, a, p, m.Latencies[f][a][p], nBytes, numPipeOps)
+}
+
+func (m *Model) latencyTerm(f Func, a Algorithm, p Protocol, lat float32, nBytes uint64, numPipeOps int) float32 {
 	if a == Ring && p == Simple && m.Sys.NNodes > 1 && f == AllReduce &&
 		nBytes/uint64(m.CommNChannels*m.Sys.NRanks) >= 64 {
 		k := 1.4
@@ -46,5 +63,5 @@ func (m *Model) AlgoTime(f Func, a Algorithm, p Protocol, nBytes uint64, numPipe
 	if a != Ring {
 		latCount = (numPipeOps + MaxDevWorkBatchColls - 1) / MaxDevWorkBatchColls
 	}
-	return float32(float32(lat*float32(latCount)) + float32(float32(nBytes)/float32(1000*bw)))
+	return float32(lat * float32(latCount))
 }
