@@ -784,6 +784,9 @@ func TestShapeNeedsTwoSources(t *testing.T) {
 	if p1.Efficiency.Source != "bound" || p1.Efficiency.Value != maxEffNet || p2.Efficiency.Source != "fitted" {
 		t.Errorf("efficiency %+v with one source, %+v with two; want the physical bound %v, then fitted", p1.Efficiency, p2.Efficiency, maxEffNet)
 	}
+	if got := supportText(p1, one.sourcesOf(p1.Efficiency.Datasets)); !strings.Contains(got, "the physical bound is used") {
+		t.Errorf("one source: support %q does not say the physical bound is used", got)
+	}
 }
 
 // TestEfficiencyFromPlateau: the bandwidth parameter is identified by the

@@ -332,6 +332,8 @@ func supportText(cp ClassParams, nsrc int) string {
 	switch {
 	case n == 0:
 		return "no measurement of this class: the physical bound with default efficiency, treat the calibrated value as a guess" + band
+	case bw.Source == "bound" || bw.Source == "default":
+		return fmt.Sprintf("one independent source (%d dataset(s): %s) has %s runs, fewer than the %d a fitted bandwidth needs: the physical bound is used, treat the calibrated value as a guess", n, strings.Join(bw.Datasets, ", "), cp.Class, MinShapeSources) + band
 	case nsrc <= 1:
 		return fmt.Sprintf("one independent source (%d dataset(s): %s) supports the %s bandwidth: unproven on other systems", n, strings.Join(bw.Datasets, ", "), cp.Class) + band
 	}
