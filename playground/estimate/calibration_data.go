@@ -140,7 +140,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 3 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 15.48, MaxPct: 588.5, OverPct: 68.7, UnderPct: 15.54, Datasets: 12, Sources: 9, Points: 122, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 16.24, MaxPct: 588.5, OverPct: 73.99, UnderPct: 15.24, Datasets: 13, Sources: 10, Points: 132, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-host",
@@ -559,6 +559,16 @@ func embeddedCalibration() *Calibration {
 				Reason: "The NVLink link count is not published. The topology assumes the usual three bridges (NV12, 247 GB/s in NCCL's model); at that count both NCCL's model and the estimate predict about twice the measured 116 GB/s, which would instead fit about six links. A run whose link count is unknown cannot calibrate the NVLink efficiency.",
 				Constrains: []string{
 					"efficiency",
+				},
+			},
+			{
+				ID:     "h20-2node-16gpu-nvls-vickkylu",
+				Source: "author:vickkylu",
+				Class:  "net-rdma",
+				Reason: "The network is not described (NIC count, speed and fabric are assumed: eight 400 Gb/s InfiniBand NICs per host), and the GPU is an H20 modelled as an H100; the run is validated only.",
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
 				},
 			},
 			{
