@@ -1175,6 +1175,60 @@ func embeddedDatasets() []*Dataset {
 		},
 		{
 			Schema: 1,
+			ID:     "h100-2node-1gpu-ib-4nic-tree-prohuper",
+			Source: Source{
+				URL:         "https://github.com/NVIDIA/nccl-tests/issues/232",
+				Title:       "NCCL Tree allreduce test cannot reach the theoretical bus bandwidth on 2 nodes with 4 nics (nccl-tests issue 232, first post; the same post is NVIDIA/nccl issue 1357)",
+				Date:        "2024-07-12",
+				Note:        "Read from a stored copy of the issue thread, which shows nvidia-smi topo -m (eight H100 on NV18; NIC0-NIC3 PIX to GPUs 0, 2, 4, 6; GPUs 0-3 on NUMA node 0, 4-7 on node 1) and this run, cut at the 64 MiB row. The same author's NVIDIA/nccl issue 1411 is dataset h100-2node-8gpu-ib-4nic-prohuper.",
+				CollectedIn: "found for this project (not in shared/measurements)",
+				Author:      "ProHuper",
+			},
+			Hardware: Hardware{
+				GPUModel:     "NVIDIA H100 SXM (NV18 in nvidia-smi topo)",
+				NGPUs:        2,
+				NNodes:       2,
+				Interconnect: "Two hosts of eight H100 SXM on NVSwitch; one GPU per host in this run, with the four RDMA NICs NCCL_IB_HCA names (mlx5_0, mlx5_1, mlx5_4, mlx5_5); per the topology one NIC is under the GPU's PCIe switch; the author's theoretical total for four NICs is 200 GB/s (400 Gb/s each)",
+			},
+			Run: Run{
+				NCCLVersion: "not printed in the copy",
+				Env: map[string]string{
+					"NCCL_ALGO":                  "Tree",
+					"NCCL_DEBUG":                 "INFO",
+					"NCCL_IB_GID_INDEX":          "3",
+					"NCCL_IB_HCA":                "mlx5_0,mlx5_1,mlx5_4,mlx5_5",
+					"NCCL_IB_QPS_PER_CONNECTION": "2",
+				},
+				Command:     "mpirun --allow-run-as-root --hostfile hosts.txt --oversubscribe -x NCCL_ALGO=Tree -x NCCL_DEBUG=INFO -x NCCL_IB_GID_INDEX=3 -x NCCL_IB_QPS_PER_CONNECTION=2 -x LD_LIBRARY_PATH -x NCCL_IB_HCA=mlx5_0,mlx5_1,mlx5_4,mlx5_5 -np 2 ./all_reduce_perf -b 2M -e 16G -f 2 -n 10 -g 1 -w 10",
+				Collective:  "allreduce",
+				Dtype:       "float32",
+				AuthorNotes: "One H100 per host with four NICs gives about 50 GB/s busbw where the author expected 200 GB/s (four NICs); the visible rows reach 41 GB/s at 32 MiB. NCCL_IB_GID_INDEX=3 suggests RoCE, although the title speaks of InfiniBand-style NICs only as 'nics'.",
+			},
+			System: SystemRef{
+				Preset: "h100-1of8-nvswitch-4nic-ndr",
+				Nodes:  2,
+				Env: map[string]string{
+					"NCCL_ALGO": "Tree",
+				},
+				Fabric: "ib",
+				Why:    "GPU 0 of each host with the four NICs the run lists (one local to the GPU, one on the same socket, two on the other socket), Tree forced as in the run.",
+			},
+			FitReason: "The table stops at 32 MiB, below the plateau the author describes (about 50 GB/s), and the fabric (InfiniBand or RoCE; NCCL_IB_GID_INDEX=3 suggests RoCE) and NIC placement of mlx5_1/4/5 are inferred; validated only.",
+			Caveats: []string{
+				"Only five sizes (2-32 MiB) survive in the copy; the bandwidth has not reached its plateau.",
+				"Which PCIe switch each of mlx5_0, mlx5_1, mlx5_4 and mlx5_5 sits under is assumed (NIC0-NIC3 of nvidia-smi topo in that order).",
+				"The NIC type and the CPU model are taken from the h100-8x-ib preset.",
+			},
+			Rows: []Row{
+				{Bytes: 2097152, Count: 524288, TimeUs: 113.2, AlgBwGBps: 18.53, BusBwGBps: 18.53, TimeUsInPlace: 93.35, AlgBwInPlace: 22.46, BusBwInPlace: 22.46},
+				{Bytes: 4194304, Count: 1048576, TimeUs: 154.4, AlgBwGBps: 27.16, BusBwGBps: 27.16, TimeUsInPlace: 153.3, AlgBwInPlace: 27.37, BusBwInPlace: 27.37},
+				{Bytes: 8388608, Count: 2097152, TimeUs: 231.4, AlgBwGBps: 36.24, BusBwGBps: 36.24, TimeUsInPlace: 227.8, AlgBwInPlace: 36.83, BusBwInPlace: 36.83},
+				{Bytes: 16777216, Count: 4194304, TimeUs: 420.5, AlgBwGBps: 39.9, BusBwGBps: 39.9, TimeUsInPlace: 419.9, AlgBwInPlace: 39.95, BusBwInPlace: 39.95},
+				{Bytes: 33554432, Count: 8388608, TimeUs: 812.3, AlgBwGBps: 41.31, BusBwGBps: 41.31, TimeUsInPlace: 808.2, AlgBwInPlace: 41.52, BusBwInPlace: 41.52},
+			},
+		},
+		{
+			Schema: 1,
 			ID:     "h100-2node-8gpu-ib-4nic-prohuper",
 			Source: Source{
 				URL:         "https://github.com/NVIDIA/nccl/issues/1411",
