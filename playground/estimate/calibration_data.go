@@ -9,12 +9,12 @@ func embeddedCalibration() *Calibration {
 		Version:   1,
 		Formula:   "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw, without an NVSwitch times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message",
 		NCCLModel: "v2.30.7-1",
-		Objective: "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s), and its latency factor and ramp (scale and gamma) where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency 0.01-4, host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits",
+		Objective: "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held, the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25: 25 GB/s per link against NCCL's 20-20.6; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits",
 		Classes: []ClassParams{
 			{
 				Class: "nvlink",
 				Efficiency: Param{
-					Value:  0.9806,
+					Value:  0.9484,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-nvlink-bridge-nv4",
@@ -28,7 +28,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 7 datasets from 4 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.526,
+					Value:  1.493,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -39,7 +39,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  1.28e+06,
+					Value:  1.273e+06,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -50,7 +50,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources",
 				},
 				RampGamma: Param{
-					Value:  0.9535,
+					Value:  0.9593,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -60,12 +60,12 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 4 datasets from 2 sources",
 				},
-				Band: Band{MedianPct: 11.34, MaxPct: 109.5, OverPct: 102.4, UnderPct: 1.184, Datasets: 8, Sources: 5, Points: 49, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 7.38, MaxPct: 104.4, OverPct: 95.97, UnderPct: 6.029, Datasets: 8, Sources: 5, Points: 49, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "pcie",
 				Efficiency: Param{
-					Value:  1.04,
+					Value:  0.9465,
 					Source: "fitted",
 					Datasets: []string{
 						"rtx4090-8gpu-2socket-nps4-p2p",
@@ -84,7 +84,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources; at the lower bound 0.25 of its range",
 				},
 				RampBytesPerRank: Param{
-					Value:  443400.0,
+					Value:  402200.0,
 					Source: "fitted",
 					Datasets: []string{
 						"rtx4090-8gpu-2socket-nps4-p2p",
@@ -101,12 +101,12 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 2 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 21.92, MaxPct: 40.18, OverPct: 36.32, UnderPct: 35.86, Datasets: 3, Sources: 3, Points: 19, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 16.67, MaxPct: 41.43, OverPct: 32.59, UnderPct: 37.85, Datasets: 3, Sources: 3, Points: 19, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-rdma",
 				Efficiency: Param{
-					Value:  1.039,
+					Value:  1.0,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
@@ -118,10 +118,10 @@ func embeddedCalibration() *Calibration {
 						"snellius-h100-2node-8gpu-ib-allgather",
 						"snellius-h100-2node-8gpu-ib-reducescatter",
 					},
-					Note: "fitted on 8 datasets from 5 sources",
+					Note: "fitted on 8 datasets from 5 sources; at the upper bound 1 of its range",
 				},
 				LatencyFactor: Param{
-					Value:  1.061,
+					Value:  1.048,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
@@ -145,7 +145,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 5 datasets from 3 sources; at the lower bound 1024 of its range",
 				},
 				RampGamma: Param{
-					Value:  0.7167,
+					Value:  0.7168,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
@@ -156,12 +156,12 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 5 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 16.16, MaxPct: 651.3, OverPct: 71.48, UnderPct: 16.67, Datasets: 16, Sources: 10, Points: 165, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 15.16, MaxPct: 641.8, OverPct: 67.06, UnderPct: 20.93, Datasets: 16, Sources: 10, Points: 165, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-host",
 				Efficiency: Param{
-					Value:  0.448,
+					Value:  0.4675,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-2node-hdr-gdr-sys",
@@ -182,7 +182,7 @@ func embeddedCalibration() *Calibration {
 					Note: "small-message rows from 1 independent source(s) only, fewer than the 2 that identify it: NCCL's own latency (factor 1)",
 				},
 				RampBytesPerRank: Param{
-					Value:  431600.0,
+					Value:  497500.0,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-2node-hdr-gdr-sys",
@@ -203,12 +203,12 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 4 datasets from 2 sources; at the lower bound 0.5 of its range",
 				},
-				Band: Band{MedianPct: 45.9, MaxPct: 1505.0, OverPct: 73.26, UnderPct: 46.58, Datasets: 7, Sources: 5, Points: 268, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 30.01, MaxPct: 1446.0, OverPct: 98.1, UnderPct: 30.38, Datasets: 7, Sources: 5, Points: 268, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-tcp",
 				Efficiency: Param{
-					Value:  0.6829,
+					Value:  0.6782,
 					Source: "fitted",
 					Datasets: []string{
 						"aws-g5-a10g-2node-socket",
@@ -217,7 +217,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources",
 				},
 				LatencyFactor: Param{
-					Value:  5.127,
+					Value:  5.125,
 					Source: "fitted",
 					Datasets: []string{
 						"aws-g5-a10g-2node-socket",
@@ -226,7 +226,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  180700.0,
+					Value:  178800.0,
 					Source: "fitted",
 					Datasets: []string{
 						"aws-g5-a10g-2node-socket",
@@ -235,7 +235,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources",
 				},
 				RampGamma: Param{
-					Value:  0.9746,
+					Value:  0.9752,
 					Source: "fitted",
 					Datasets: []string{
 						"aws-g5-a10g-2node-socket",
@@ -243,7 +243,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 2 datasets from 2 sources",
 				},
-				Band: Band{MedianPct: 42.02, MaxPct: 232.8, OverPct: 216.9, UnderPct: 58.03, Datasets: 2, Sources: 2, Points: 22, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 57.0, MaxPct: 301.7, OverPct: 267.2, UnderPct: 46.09, Datasets: 2, Sources: 2, Points: 22, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "shm",
@@ -254,7 +254,7 @@ func embeddedCalibration() *Calibration {
 					Note:     "SHM has no efficiency of its own: an SHM hop sustains min(pcie efficiency x the narrower GPU PCIe link, host_staging_GBps)",
 				},
 				HostStagingGBps: &Param{
-					Value:  3.777,
+					Value:  3.636,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-node-p2pdisabled",
@@ -268,7 +268,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 7 datasets from 3 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.065,
+					Value:  0.9924,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -280,7 +280,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 5 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  17540.0,
+					Value:  20850.0,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -303,12 +303,12 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 5 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 17.37, MaxPct: 94.51, OverPct: 90.67, UnderPct: 32.56, Datasets: 7, Sources: 3, Points: 66, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 11.81, MaxPct: 91.52, OverPct: 87.8, UnderPct: 31.89, Datasets: 7, Sources: 3, Points: 66, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "shm-xsocket",
 				Efficiency: Param{
-					Value:  0.1221,
+					Value:  0.09709,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-4gpu-xsocket-p2pdisabled",
@@ -331,7 +331,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources; at the lower bound 0.25 of its range",
 				},
 				RampBytesPerRank: Param{
-					Value:  38170.0,
+					Value:  27550.0,
 					Source: "fitted",
 					Datasets: []string{
 						"rtx4090-2gpu-shm-xsocket-allgather",
@@ -342,7 +342,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources",
 				},
 				RampGamma: Param{
-					Value:  0.9821,
+					Value:  1.0,
 					Source: "fitted",
 					Datasets: []string{
 						"rtx4090-2gpu-shm-xsocket-allgather",
@@ -350,9 +350,9 @@ func embeddedCalibration() *Calibration {
 						"rtx4090-2gpu-shm-xsocket-reducescatter",
 						"rtx4090-8gpu-2socket-nps4-shm",
 					},
-					Note: "fitted on 4 datasets from 2 sources",
+					Note: "fitted on 4 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 80.25, MaxPct: 209.2, OverPct: 158.0, UnderPct: 89.81, Datasets: 5, Sources: 3, Points: 36, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 157.6, MaxPct: 365.6, OverPct: 292.0, UnderPct: 90.33, Datasets: 5, Sources: 3, Points: 36, MinBytes: 1048576, OutOfSample: true},
 			},
 		},
 		Datasets: []DatasetUse{

@@ -30,6 +30,11 @@
 // NVLS, NVLSTree and CollNet stream the whole message in buffer-sized
 // chunks, so n_a = 1 (RampRanks).
 //
+// The bandwidth parameter of a class is fitted on its plateau rows (64
+// MiB and up) alone, and λ, ρ and γ then on every row with it held: a
+// class that may not fit a ramp must not fold its small-message rows into
+// its bandwidth, or systems of another shape inherit the distortion.
+//
 // The plateau P is where the hardware enters. NCCL decides the algorithm,
 // the protocol and the channels; its model then gives the cell a bus
 // bandwidth B(a,p) = (its share of the graph) × G(a), where G(a) is the
@@ -57,6 +62,11 @@
 //     (ncclTopoGetInterCpuBw);
 //   - PCIe P2P across sockets (P2P forced with NCCL_P2P_LEVEL=SYS): η_pcie
 //     × the GPUs' own links, not NCCL's inter-socket constant.
+//
+// No efficiency exceeds the raw rate of its link over the figure NCCL
+// gives it: 1 on the network (NCCL's network bandwidth is the NIC line
+// rate), 1.313 on PCIe (128/130 encoding against NCCL's 1.5 GB/s per Gen4
+// lane), 1.25 on NVLink (25 GB/s per link against NCCL's 20-20.6).
 //
 // η_pcie is shared by PCIe P2P and SHM. On several nodes, and for NVLS,
 // P = η × B(a,p): NCCL's network bandwidth is the NIC line rate of the

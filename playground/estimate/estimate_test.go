@@ -758,15 +758,7 @@ func TestDirectNVLinkHops(t *testing.T) {
 // fit them. The efficiency is fitted either way.
 func TestShapeNeedsTwoSources(t *testing.T) {
 	sets, build, _ := fixtures(t)
-	var base *Dataset
-	for _, d := range sets {
-		if d.ID == "oke-a100-2node-16gpu-rdma" {
-			base = d
-		}
-	}
-	if base == nil {
-		t.Fatal("dataset oke-a100-2node-16gpu-rdma missing")
-	}
+	base := datasetByID(t, sets, "oke-a100-2node-16gpu-rdma")
 	copyAs := func(id, author string) *Dataset {
 		d := *base
 		d.ID, d.Source.Author = id, author
@@ -791,5 +783,91 @@ func TestShapeNeedsTwoSources(t *testing.T) {
 	}
 	if p1.Efficiency.Source != "fitted" || p2.Efficiency.Source != "fitted" {
 		t.Errorf("efficiency sources %s, %s; want fitted", p1.Efficiency.Source, p2.Efficiency.Source)
+	}
+}
+
+// TestEfficiencyFromPlateau: the bandwidth parameter is identified by the
+// plateau rows (>= PlateauMinBytes) alone. A run whose smaller messages are
+// three times slower has the same plateau, so a class without a fitted ramp
+// (one source) keeps the same efficiency: the slow small rows must not be
+// absorbed into the bandwidth, which would carry them over to systems of
+// another shape.
+func TestEfficiencyFromPlateau(t *testing.T) {
+	sets, build, _ := fixtures(t)
+	base := datasetByID(t, sets, "oke-a100-2node-16gpu-rdma")
+	slow := *base
+	slow.Rows = append([]Row(nil), base.Rows...)
+	changed := 0
+	for i := range slow.Rows {
+		if slow.Rows[i].Bytes < PlateauMinBytes {
+			slow.Rows[i].TimeUs *= 3
+			changed++
+		}
+	}
+	if changed == 0 || changed == len(slow.Rows) {
+		t.Fatalf("%d of %d rows below the plateau: the test needs both kinds", changed, len(slow.Rows))
+	}
+	ctx := context.Background()
+	a, err := Fit(ctx, []*Dataset{base}, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Fit(ctx, []*Dataset{&slow}, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, _ := a.For(ClassNetRDMA)
+	pb, _ := b.For(ClassNetRDMA)
+	if pa.Efficiency.Source != "fitted" || pa.RampBytesPerRank.Source != "bound" {
+		t.Fatalf("efficiency %+v, ramp %+v: want a fitted efficiency without a ramp", pa.Efficiency, pa.RampBytesPerRank)
+	}
+	if math.Abs(pa.Efficiency.Value-pb.Efficiency.Value) > 1e-3*pa.Efficiency.Value {
+		t.Errorf("efficiency %v with the published rows, %v with the small rows three times slower: want equal", pa.Efficiency.Value, pb.Efficiency.Value)
+	}
+}
+
+// datasetByID returns the dataset id of sets, failing the test without it.
+func datasetByID(t *testing.T, sets []*Dataset, id string) *Dataset {
+	t.Helper()
+	for _, d := range sets {
+		if d.ID == id {
+			return d
+		}
+	}
+	t.Fatalf("dataset %s missing", id)
+	return nil
+}
+
+// TestEfficiencyCappedAtLineRate: a network efficiency never exceeds 1,
+// NCCL's network bandwidth being the NIC line rate. A run made twice as
+// fast as published (busbw far above what its NICs carry) fits the
+// efficiency at that bound and says so, and the PCIe bound is the raw
+// Gen4 x16 rate over NCCL's 24 GB/s (31.5 / 24).
+func TestEfficiencyCappedAtLineRate(t *testing.T) {
+	sets, build, _ := fixtures(t)
+	fast := *datasetByID(t, sets, "oke-a100-2node-16gpu-rdma")
+	fast.Rows = append([]Row(nil), fast.Rows...)
+	for i := range fast.Rows {
+		fast.Rows[i].TimeUs /= 2
+	}
+	cal, err := Fit(context.Background(), []*Dataset{&fast}, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := cal.For(ClassNetRDMA)
+	if p.Efficiency.Value != maxEffNet || !strings.Contains(p.Efficiency.Note, "upper bound") {
+		t.Errorf("efficiency %+v: want %v, noted as at its upper bound", p.Efficiency, maxEffNet)
+	}
+	if got, want := maxEffPCIe*24, 16*16.0*128/130/8; math.Abs(got-want) > 1e-9 {
+		t.Errorf("PCIe bound %v GB/s on a Gen4 x16 link, want %v", got, want)
+	}
+	def, err := DefaultCalibration()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range def.Classes {
+		if hi := effBoxFor(c.Class).hi; c.Efficiency.Value > hi {
+			t.Errorf("%s: efficiency %v above its bound %v", c.Class, c.Efficiency.Value, hi)
+		}
 	}
 }
