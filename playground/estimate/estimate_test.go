@@ -881,3 +881,52 @@ func TestEfficiencyCappedAtLineRate(t *testing.T) {
 		}
 	}
 }
+
+// TestNeutralIsNCCL: with every parameter of the network class at its
+// bound (efficiency 1, NCCL's latency, no ramp) the calibrated time of a
+// 2-node allreduce is NCCL's model time at every power-of-two size that is
+// not held, Tree rows included (their bandwidth carries NCCL's tree
+// correction factor) and ring Simple rows with NCCL's x1.4 latency: a class
+// that falls back to its bounds is predicted by NCCL's own model.
+func TestNeutralIsNCCL(t *testing.T) {
+	_, build, def := fixtures(t)
+	cal := *def
+	cal.Classes = append([]ClassParams(nil), def.Classes...)
+	for i := range cal.Classes {
+		cp := &cal.Classes[i]
+		if cp.Class == ClassNetRDMA {
+			cp.Efficiency.Value, cp.LatencyFactor.Value = 1, 1
+			cp.RampBytesPerRank.Value, cp.RampGamma.Value = baseRampBytes, baseRampGamma
+		}
+	}
+	res, err := build(context.Background(), SystemRef{Preset: "a100-sxm-8x", Nodes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSystem(res, FabricRDMA, &cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	algos := map[string]bool{}
+	compared := 0
+	for n := uint64(1 << 20); n <= 1<<33; n <<= 1 {
+		e, err := s.Estimate(tune.Request{Func: tune.AllReduce, NBytes: n, Datatype: tune.Float32})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Calibrated.Class != ClassNetRDMA {
+			t.Fatalf("%d bytes: class %s", n, e.Calibrated.Class)
+		}
+		if e.Calibrated.Held {
+			continue
+		}
+		compared++
+		algos[e.Model.Algo+"/"+e.Model.Proto] = true
+		if d := math.Abs(e.Calibrated.TimeUs-e.Model.TimeUs) / e.Model.TimeUs; d > 1e-3 {
+			t.Errorf("%d bytes %s/%s: calibrated %.3f us, NCCL's model %.3f us", n, e.Model.Algo, e.Model.Proto, e.Calibrated.TimeUs, e.Model.TimeUs)
+		}
+	}
+	if compared < 10 || !algos["Tree/LL128"] || !algos["Ring/Simple"] {
+		t.Errorf("compared %d sizes over %v: want Tree and Ring Simple rows", compared, algos)
+	}
+}
