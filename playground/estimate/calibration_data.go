@@ -9,12 +9,12 @@ func embeddedCalibration() *Calibration {
 		Version:   1,
 		Formula:   "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw, without an NVSwitch times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message",
 		NCCLModel: "v2.30.7-1",
-		Objective: "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held, the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25: 25 GB/s per link against NCCL's 20-20.6; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits",
+		Objective: "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (each dataset weighs the same in the bandwidth fit), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25: 25 GB/s per link against NCCL's 20-20.6; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits",
 		Classes: []ClassParams{
 			{
 				Class: "nvlink",
 				Efficiency: Param{
-					Value:  0.9484,
+					Value:  0.951,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-nvlink-bridge-nv4",
@@ -28,7 +28,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 7 datasets from 4 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.493,
+					Value:  1.575,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -39,7 +39,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  1.273e+06,
+					Value:  1.346e+06,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -50,7 +50,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources",
 				},
 				RampGamma: Param{
-					Value:  0.9593,
+					Value:  0.9116,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -60,7 +60,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 4 datasets from 2 sources",
 				},
-				Band: Band{MedianPct: 7.38, MaxPct: 104.4, OverPct: 95.97, UnderPct: 6.029, Datasets: 8, Sources: 5, Points: 49, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 7.38, MaxPct: 104.4, OverPct: 96.28, UnderPct: 5.585, Datasets: 8, Sources: 5, Points: 49, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "pcie",
@@ -121,7 +121,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 8 datasets from 5 sources; at the upper bound 1 of its range",
 				},
 				LatencyFactor: Param{
-					Value:  1.02,
+					Value:  1.182,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
@@ -145,7 +145,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 5 datasets from 3 sources; at the lower bound 1024 of its range",
 				},
 				RampGamma: Param{
-					Value:  0.7174,
+					Value:  0.7098,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
@@ -156,7 +156,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 5 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 16.45, MaxPct: 612.0, OverPct: 64.93, UnderPct: 25.61, Datasets: 16, Sources: 10, Points: 165, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 14.11, MaxPct: 562.5, OverPct: 61.73, UnderPct: 26.44, Datasets: 16, Sources: 10, Points: 165, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-host",
@@ -268,7 +268,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 7 datasets from 3 sources",
 				},
 				LatencyFactor: Param{
-					Value:  0.9924,
+					Value:  0.9946,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -280,7 +280,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 5 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  20850.0,
+					Value:  20330.0,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -331,7 +331,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources; at the lower bound 0.25 of its range",
 				},
 				RampBytesPerRank: Param{
-					Value:  27550.0,
+					Value:  27410.0,
 					Source: "fitted",
 					Datasets: []string{
 						"rtx4090-2gpu-shm-xsocket-allgather",

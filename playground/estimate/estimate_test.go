@@ -930,3 +930,41 @@ func TestNeutralIsNCCL(t *testing.T) {
 		t.Errorf("compared %d sizes over %v: want Tree and Ring Simple rows", compared, algos)
 	}
 }
+
+// TestShapeWeighsSources: the latency factor and the ramp weigh every
+// independent source the same. A source that publishes the same run three
+// times moves them no more than once: fitting {A, B} and {A, A, A, B}
+// (A's copies under one author, B another author's run with its small
+// messages twice as slow) gives the same latency factor.
+func TestShapeWeighsSources(t *testing.T) {
+	sets, build, _ := fixtures(t)
+	base := datasetByID(t, sets, "oke-a100-2node-16gpu-rdma")
+	as := func(id, author string, slow float64) *Dataset {
+		d := *base
+		d.ID, d.Source.Author = id, author
+		d.Rows = append([]Row(nil), base.Rows...)
+		for i := range d.Rows {
+			if d.Rows[i].Bytes <= LatencyMaxBytes {
+				d.Rows[i].TimeUs *= slow
+			}
+		}
+		return &d
+	}
+	ctx := context.Background()
+	two, err := Fit(ctx, []*Dataset{as("a", "one", 1), as("b", "two", 2)}, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	four, err := Fit(ctx, []*Dataset{as("a", "one", 1), as("a2", "one", 1), as("a3", "one", 1), as("b", "two", 2)}, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, _ := two.For(ClassNetRDMA)
+	p4, _ := four.For(ClassNetRDMA)
+	if p2.LatencyFactor.Source != "fitted" {
+		t.Fatalf("latency factor %+v: want fitted", p2.LatencyFactor)
+	}
+	if d := math.Abs(p4.LatencyFactor.Value-p2.LatencyFactor.Value) / p2.LatencyFactor.Value; d > 2e-3 {
+		t.Errorf("latency factor %v from {A, B}, %v from {A, A, A, B}: want equal", p2.LatencyFactor.Value, p4.LatencyFactor.Value)
+	}
+}

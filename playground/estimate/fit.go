@@ -328,45 +328,61 @@ func softL1(e, delta float64) float64 {
 
 const lossDelta = 0.1
 
-// objective is the fit's loss: every dataset weighs the same, every row of
-// a dataset the same, and each row contributes softL1(log(predicted time /
-// measured time)).
-func objective(sets []*prepared, ps *paramSet, buf [][]float64) float64 {
-	var total float64
-	for k, p := range sets {
-		p.predict(ps, buf[k])
-		var s float64
-		for i, r := range p.rows {
-			s += softL1(math.Log(buf[k][i]/r.tMeas), lossDelta)
-		}
-		total += s / float64(len(p.rows))
-	}
-	return total
+// objective is the fit's loss: every dataset weighs w (1 when w is nil),
+// every row of a dataset the same, and each row contributes
+// softL1(log(predicted time / measured time)).
+func objective(sets []*prepared, ps *paramSet, buf [][]float64, w []float64) float64 {
+	return objectiveOn(sets, ps, buf, w, nil)
 }
 
-// objectiveOn is objective restricted to the rows keep selects; a dataset
-// without such rows adds nothing.
-func objectiveOn(sets []*prepared, ps *paramSet, buf [][]float64, keep func(*prepared, prow) bool) float64 {
+// objectiveOn is objective restricted to the rows keep selects (every row
+// when keep is nil); a dataset without such rows adds nothing.
+func objectiveOn(sets []*prepared, ps *paramSet, buf [][]float64, w []float64, keep func(*prepared, prow) bool) float64 {
 	var total float64
 	for k, p := range sets {
 		p.predict(ps, buf[k])
 		var s float64
 		n := 0
 		for i, r := range p.rows {
-			if keep(p, r) {
+			if keep == nil || keep(p, r) {
 				s += softL1(math.Log(buf[k][i]/r.tMeas), lossDelta)
 				n++
 			}
 		}
-		if n > 0 {
-			total += s / float64(n)
+		if n == 0 {
+			continue
 		}
+		wk := 1.0
+		if w != nil {
+			wk = w[k]
+		}
+		total += wk * s / float64(n)
 	}
 	return total
 }
 
+// sourceWeights gives each dataset of sets the weight 1 / (the number of
+// datasets of its source in sets). The latency factor and the ramp are
+// fitted with these weights: they describe a platform and its software
+// (NCCL version, launcher, per-step costs), which every run of one source
+// shares, so a source that published three collectives of one machine is
+// one observation of them, not three. The bandwidth keeps one weight per
+// dataset: a source's runs on different paths (GPUDirect RDMA on and off,
+// one node and two) are different hardware bounds.
+func sourceWeights(sets []*prepared) []float64 {
+	n := map[string]int{}
+	for _, p := range sets {
+		n[p.d.SourceKey()]++
+	}
+	w := make([]float64, len(sets))
+	for k, p := range sets {
+		w[k] = 1 / float64(n[p.d.SourceKey()])
+	}
+	return w
+}
+
 // FitObjective describes the fit in words (written to the calibration).
-const FitObjective = "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held, the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25: 25 GB/s per link against NCCL's 20-20.6; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits"
+const FitObjective = "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (each dataset weighs the same in the bandwidth fit), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25: 25 GB/s per link against NCCL's 20-20.6; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits"
 
 // Formula is the calibrated model in one line.
 const Formula = "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw, without an NVSwitch times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message"
@@ -786,6 +802,7 @@ func fitOn(ctx context.Context, fitted []*prepared, ps *paramSet, c, touch Class
 			}
 		}
 	}
+	w := sourceWeights(touching)
 	get, set, bb := bwVar(c)
 	// The bandwidth parameter is identified by the plateau alone: rows of
 	// at least PlateauMinBytes whose chosen cell is of class touch. Fitting
@@ -799,7 +816,7 @@ func fitOn(ctx context.Context, fitted []*prepared, ps *paramSet, c, touch Class
 		fb := func(v float64) float64 {
 			q := *ps
 			set(&q, v)
-			return objectiveOn(touching, &q, buf, onPlateau)
+			return objectiveOn(touching, &q, buf, nil, onPlateau)
 		}
 		// Start at the best of a log-spaced scan of the range: above a
 		// hop's other bounds the loss is flat in the parameter, and the
@@ -822,7 +839,7 @@ func fitOn(ctx context.Context, fitted []*prepared, ps *paramSet, c, touch Class
 		set(ps, start)
 		return nil
 	}
-	full := func(q *paramSet) float64 { return objective(touching, q, buf) }
+	full := func(q *paramSet) float64 { return objective(touching, q, buf, w) }
 	if err := fitBw(); err != nil {
 		return 0, err
 	}
