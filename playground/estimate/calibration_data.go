@@ -65,14 +65,43 @@ func embeddedCalibration() *Calibration {
 			{
 				Class: "pcie",
 				Efficiency: Param{
-					Value:  0.9465,
+					Value:  1.0,
+					Source: "bound",
+					Datasets: []string{
+						"tinygrad-4x4090-p2p-7773x",
+					},
+					Note: "plateau rows from one dataset only (tinygrad-4x4090-p2p-7773x), fewer than the 2 independent sources that identify it: the physical bound (efficiency 1) is used",
+				},
+				LatencyFactor: Param{
+					Value:    1.0,
+					Source:   "bound",
+					Datasets: []string{},
+					Note:     "no small-message rows of this class: NCCL's own latency (factor 1)",
+				},
+				RampBytesPerRank: Param{
+					Value:    1024.0,
+					Source:   "bound",
+					Datasets: []string{},
+					Note:     "no mid-size rows of this class: no ramp beyond NCCL's latency (the scale at its lower bound)",
+				},
+				RampGamma: Param{
+					Value:    1.0,
+					Source:   "bound",
+					Datasets: []string{},
+					Note:     "no mid-size rows of this class: no ramp beyond NCCL's latency (linear)",
+				},
+				Band: Band{MedianPct: 7.167, MaxPct: 7.573, UnderPct: 7.532, Datasets: 1, Sources: 1, Points: 3, MinBytes: 1048576, OutOfSample: true},
+			},
+			{
+				Class: "pcie-xsocket",
+				Efficiency: Param{
+					Value:  0.8967,
 					Source: "fitted",
 					Datasets: []string{
 						"rtx4090-8gpu-2socket-nps4-p2p",
 						"rtx5090-8gpu-p2p-2socket",
-						"tinygrad-4x4090-p2p-7773x",
 					},
-					Note: "fitted on 3 datasets from 3 sources",
+					Note: "fitted on 2 datasets from 2 sources",
 				},
 				LatencyFactor: Param{
 					Value:  0.25,
@@ -84,7 +113,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources; at the lower bound 0.25 of its range",
 				},
 				RampBytesPerRank: Param{
-					Value:  402200.0,
+					Value:  380200.0,
 					Source: "fitted",
 					Datasets: []string{
 						"rtx4090-8gpu-2socket-nps4-p2p",
@@ -101,7 +130,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 2 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 16.67, MaxPct: 41.43, OverPct: 32.59, UnderPct: 37.85, Datasets: 3, Sources: 3, Points: 19, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 14.87, MaxPct: 40.88, OverPct: 31.77, UnderPct: 37.62, Datasets: 2, Sources: 2, Points: 16, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-rdma",
@@ -745,7 +774,7 @@ func embeddedCalibration() *Calibration {
 			{
 				ID:     "rtx4090-8gpu-2socket-nps4-p2p",
 				Source: "blog.chlc.cc/p/rtx4090-gpudirect-p2p-unlocked",
-				Class:  "pcie",
+				Class:  "pcie-xsocket",
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
@@ -767,7 +796,7 @@ func embeddedCalibration() *Calibration {
 			{
 				ID:     "rtx5090-8gpu-p2p-2socket",
 				Source: "github.com/aikitoria",
-				Class:  "pcie",
+				Class:  "pcie-xsocket",
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",

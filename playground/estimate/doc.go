@@ -8,8 +8,9 @@
 //     it is not a measurement.
 //   - calibrated: the time of that same algorithm/protocol with latency and
 //     bandwidth corrected per path class, the class being the slowest kind
-//     of hop the algorithm's graph uses (NVLink/NVSwitch, PCIe P2P, SHM
-//     within a socket, SHM across sockets, RDMA network, TCP network).
+//     of hop the algorithm's graph uses (NVLink/NVSwitch, PCIe P2P within
+//     a socket, PCIe P2P across sockets, SHM within a socket, SHM across
+//     sockets, RDMA network, RDMA through the host, TCP network).
 //
 // The calibrated time of the chosen cell (algorithm a, protocol p) for a
 // message of S bytes (nccl-tests' size) on n ranks is
@@ -62,8 +63,12 @@
 //     search assigned);
 //   - SHM across sockets: also η_xsocket × NCCL's inter-socket bandwidth
 //     (ncclTopoGetInterCpuBw);
-//   - PCIe P2P across sockets (P2P forced with NCCL_P2P_LEVEL=SYS): η_pcie
-//     × the GPUs' own links, not NCCL's inter-socket constant.
+//   - PCIe P2P across sockets (path SYS, P2P forced with
+//     NCCL_P2P_LEVEL=SYS; class pcie-xsocket): η_pcie-xsocket × the GPUs'
+//     own links, not NCCL's inter-socket constant: the writes cross the
+//     inter-socket link, whose cost is the platform's, so it has its own
+//     efficiency (a switch box and an NPS4 host differ by 1.08 to 0.86 of
+//     the link).
 //
 // No efficiency exceeds the raw rate of its link over the figure NCCL
 // gives it: 1 on the network (NCCL's network bandwidth is the NIC line

@@ -665,14 +665,15 @@ func TestSupportNamesSources(t *testing.T) {
 // TestCrossSocketP2PHop: a PCIe P2P hop across the sockets (P2P forced
 // with NCCL_P2P_LEVEL=SYS) is bounded by the GPUs' own PCIe links, not by
 // NCCL's inter-socket constant (16 GB/s for AMD): the ring of eight RTX
-// 5090 on two Turin sockets crosses the sockets, and its calibrated
-// plateau is the pcie efficiency × the Gen5 x16 link NCCL reads (48 GB/s,
+// 5090 on two Turin sockets crosses the sockets (class pcie-xsocket), and
+// its calibrated plateau is the pcie-xsocket efficiency × the Gen5 x16
+// link NCCL reads (48 GB/s,
 // scaled by the cell's share of the graph bandwidth), far above 16 GB/s.
 func TestCrossSocketP2PHop(t *testing.T) {
 	s := system(t, "rtx5090-8x-2socket-p2p", 1, map[string]string{"NCCL_P2P_LEVEL": "SYS"}, FabricAuto)
 	rt := s.Routing()
-	if rt.Algo[tune.Ring] != ClassPCIe {
-		t.Fatalf("ring class %s, want pcie", rt.Algo[tune.Ring])
+	if rt.Algo[tune.Ring] != ClassPCIeXSocket {
+		t.Fatalf("ring class %s, want pcie-xsocket", rt.Algo[tune.Ring])
 	}
 	cross := false
 	for _, h := range rt.Hops[tune.Ring] {

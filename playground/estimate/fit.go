@@ -187,7 +187,7 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 }
 
 // numClasses is the length of Classes().
-const numClasses = 7
+const numClasses = 8
 
 // classIndex numbers the classes for the parameter arrays.
 func classIndex(c Class) int { return c.slowness() }
@@ -227,8 +227,10 @@ func (ps *paramSet) plateau(c cell, rt *Routing) float64 {
 // hopBw is the bandwidth one hop sustains:
 //   - NVLink P2P: nvlink efficiency × NVLink links × per-link bandwidth;
 //   - PCIe P2P: pcie efficiency × the narrowest PCIe link of the path;
-//     across the sockets (P2P forced with NCCL_P2P_LEVEL=SYS) the GPUs'
-//     own links, not NCCL's inter-socket constant (16 GB/s for AMD, 10-20
+//     across the sockets (P2P forced with NCCL_P2P_LEVEL=SYS, class
+//     pcie-xsocket, whose writes cross the inter-socket link and have an
+//     efficiency of their own) the GPUs' own links, not NCCL's
+//     inter-socket constant (16 GB/s for AMD, 10-20
 //     for Intel in src/graph/topo.h), which measured P2P across the
 //     sockets of a dual EPYC 9575F exceeds severalfold
 //     (rtx5090-8gpu-p2p-2socket: 55.6 GB/s P2P writes within and across
@@ -248,10 +250,13 @@ func (ps *paramSet) hopBw(h Hop) float64 {
 	case ClassNVLink:
 		return ps.eff[classIndex(ClassNVLink)] * h.PathBw
 	case ClassPCIe:
-		if h.CrossSocket && h.PCIeBw > 0 {
-			return pcie * h.PCIeBw
-		}
 		return pcie * h.PathBw
+	case ClassPCIeXSocket:
+		link := h.PCIeBw
+		if link <= 0 {
+			link = h.PathBw
+		}
+		return ps.eff[classIndex(ClassPCIeXSocket)] * link
 	case ClassSHM, ClassSHMXSocket:
 		link := h.PCIeBw
 		if link <= 0 {
@@ -907,6 +912,9 @@ func weakNote(regime string, ids []string, sources map[string]string) string {
 	if len(ids) == 0 {
 		return "no " + regime + " rows of this class: "
 	}
+	if len(ids) == 1 {
+		return fmt.Sprintf("%s rows from one dataset only (%s), fewer than the %d independent sources that identify it: ", regime, ids[0], MinShapeSources)
+	}
 	return fmt.Sprintf("%s rows from %d independent source(s) only, fewer than the %d that identify it: ", regime, sourceCount(ids, sources), MinShapeSources)
 }
 
@@ -982,7 +990,7 @@ func effBoxFor(c Class) box {
 	switch c {
 	case ClassNetRDMA, ClassNetHost, ClassNetTCP:
 		return box{0.01, maxEffNet}
-	case ClassPCIe:
+	case ClassPCIe, ClassPCIeXSocket:
 		return box{0.01, maxEffPCIe}
 	case ClassNVLink:
 		return box{0.01, maxEffNVLink}
