@@ -14,21 +14,22 @@ func embeddedCalibration() *Calibration {
 			{
 				Class: "nvlink",
 				Efficiency: Param{
-					Value:  0.9484,
+					Value:  0.9571,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-nvlink-bridge-nv4",
 						"dgxa100-4gpu-nvswitch-nccl2.16",
+						"dgxh100-4gpu-nvswitch",
 						"h100-8gpu-nvswitch-8g-ishanbshah",
 						"oci-a100sxm40-8gpu-1node",
 						"snellius-h100-4gpu-nvlink",
 						"snellius-h100-4gpu-nvlink-allgather",
 						"snellius-h100-4gpu-nvlink-reducescatter",
 					},
-					Note: "fitted on 7 datasets from 4 sources",
+					Note: "fitted on 8 datasets from 4 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.493,
+					Value:  1.499,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -39,7 +40,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  1.273e+06,
+					Value:  1.281e+06,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -50,7 +51,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources",
 				},
 				RampGamma: Param{
-					Value:  0.9593,
+					Value:  0.958,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -60,7 +61,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 4 datasets from 2 sources",
 				},
-				Band: Band{MedianPct: 7.38, MaxPct: 104.4, OverPct: 95.97, UnderPct: 6.029, Datasets: 8, Sources: 5, Points: 49, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 7.366, MaxPct: 106.3, OverPct: 95.05, UnderPct: 7.13, Datasets: 9, Sources: 5, Points: 53, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "pcie",
@@ -254,21 +255,22 @@ func embeddedCalibration() *Calibration {
 					Note:     "SHM has no efficiency of its own: an SHM hop sustains min(pcie efficiency x the narrower GPU PCIe link, host_staging_GBps)",
 				},
 				HostStagingGBps: &Param{
-					Value:  3.636,
+					Value:  3.776,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-node-p2pdisabled",
 						"autodl-2080ti-2gpu-shm-allgather",
 						"autodl-2080ti-2gpu-shm-allreduce",
 						"dgxa100-4gpu-p2pdisabled",
+						"dgxh100-4gpu-p2pdisabled",
 						"kalavai-4090-2gpu-docker",
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
 					},
-					Note: "fitted on 7 datasets from 3 sources",
+					Note: "fitted on 8 datasets from 3 sources",
 				},
 				LatencyFactor: Param{
-					Value:  0.9924,
+					Value:  1.065,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -280,7 +282,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 5 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  20850.0,
+					Value:  17570.0,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -303,7 +305,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 5 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 11.81, MaxPct: 91.52, OverPct: 87.8, UnderPct: 31.89, Datasets: 7, Sources: 3, Points: 66, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 18.59, MaxPct: 102.3, OverPct: 98.0, UnderPct: 62.36, Datasets: 8, Sources: 3, Points: 70, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "shm-xsocket",
@@ -352,7 +354,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 4 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 157.6, MaxPct: 365.6, OverPct: 292.0, UnderPct: 90.33, Datasets: 5, Sources: 3, Points: 36, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 167.4, MaxPct: 382.4, OverPct: 306.6, UnderPct: 90.33, Datasets: 5, Sources: 3, Points: 36, MinBytes: 1048576, OutOfSample: true},
 			},
 		},
 		Datasets: []DatasetUse{
@@ -480,6 +482,24 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "dgxa100-4gpu-p2pdisabled",
+				Source: "github.com/eugenesiow",
+				Class:  "shm",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+				},
+			},
+			{
+				ID:     "dgxh100-4gpu-nvswitch",
+				Source: "github.com/eugenesiow",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+				},
+			},
+			{
+				ID:     "dgxh100-4gpu-p2pdisabled",
 				Source: "github.com/eugenesiow",
 				Class:  "shm",
 				Fitted: true,

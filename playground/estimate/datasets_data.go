@@ -967,6 +967,103 @@ func embeddedDatasets() []*Dataset {
 		},
 		{
 			Schema: 1,
+			ID:     "dgxh100-4gpu-nvswitch",
+			Source: Source{
+				URL:         "https://github.com/eugenesiow/LLM-Insights/blob/bac891c641efed82ee4bfcbd5c021713db9a0823/infrastructure/hardware/README.md",
+				Title:       "LLM-Insights \"Hardware\" — Intra-Node Connectivity (NVSwitch): the DGX H100 nccl-tests examples",
+				Date:        "~2023-2024 (page at commit of 2025-05-01)",
+				Path:        "infrastructure/hardware/README.md",
+				Note:        "Same page as the DGX A100 and A40 datasets of this source; the DGX H100 tables follow the DGX A100 ones and are introduced as 'the same all_reduce benchmark between 4 GPUs'.",
+				CollectedIn: "found for this project (not in shared/measurements)",
+			},
+			Hardware: Hardware{
+				GPUModel:     "NVIDIA H100 (DGX H100 640GB = H100 SXM5 80GB)",
+				NGPUs:        4,
+				NNodes:       1,
+				Interconnect: "DGX H100: eight H100 on NVSwitch 3.0 (NV18 in the page's nvidia-smi topo); four of them in the run (which four is not stated; the DGX A100 runs on the same page used GPUs 4-7)",
+			},
+			Run: Run{
+				NCCLVersion: "2.16.2 assumed (the coreweave nccl-tests image tag nccl2.16.2-1 the page uses for the DGX A100 runs; not printed)",
+				Env:         map[string]string{},
+				Command:     "./build/all_reduce_perf -b 1G -e 10G -f 2 -g 4 (the page's command for 'the same all_reduce benchmark')",
+				Collective:  "allreduce",
+				Dtype:       "float32",
+				AuthorNotes: "The author: about 66% faster than the DGX A100 for this operation (370 GB/s busbw).",
+				AvgBusBw:    ref(369.941),
+			},
+			System: SystemRef{
+				Preset: "h100-sxm-4x-nvswitch",
+				Nodes:  1,
+				Env: map[string]string{
+					"NCCL_NVLS_ENABLE": "0",
+				},
+				Why: "Four H100 SXM on NVSwitch driven by one process (-g 4). NCCL 2.16 predates NVLink SHARP (NVLS came with NCCL 2.17), so NCCL_NVLS_ENABLE=0 stands in for the run's older NCCL; at 4 GPUs NCCL's model picks Ring either way.",
+			},
+			Fit: true,
+			Caveats: []string{
+				"Only sizes from 1 GiB were run, so the run constrains the bandwidth plateau only.",
+				"The NCCL version is inferred from the container the page uses for the DGX A100 runs.",
+				"The preset puts the four GPUs on the first socket of h100-sxm-8x; with every GPU on the NVSwitches any four are equivalent for NVLink traffic.",
+			},
+			Rows: []Row{
+				{Bytes: 1073741824, Count: 268435456, TimeUs: 4367.9, AlgBwGBps: 245.83, BusBwGBps: 368.74, TimeUsInPlace: 4366.8, AlgBwInPlace: 245.89, BusBwInPlace: 368.83},
+				{Bytes: 2147483648, Count: 536870912, TimeUs: 8707.5, AlgBwGBps: 246.62, BusBwGBps: 369.94, TimeUsInPlace: 8711.0, AlgBwInPlace: 246.53, BusBwInPlace: 369.79},
+				{Bytes: 4294967296, Count: 1073741824, TimeUs: 17396.0, AlgBwGBps: 246.9, BusBwGBps: 370.34, TimeUsInPlace: 17392.0, AlgBwInPlace: 246.95, BusBwInPlace: 370.43},
+				{Bytes: 8589934592, Count: 2147483648, TimeUs: 34758.0, AlgBwGBps: 247.14, BusBwGBps: 370.7, TimeUsInPlace: 34754.0, AlgBwInPlace: 247.17, BusBwInPlace: 370.75},
+			},
+		},
+		{
+			Schema: 1,
+			ID:     "dgxh100-4gpu-p2pdisabled",
+			Source: Source{
+				URL:         "https://github.com/eugenesiow/LLM-Insights/blob/bac891c641efed82ee4bfcbd5c021713db9a0823/infrastructure/hardware/README.md",
+				Title:       "LLM-Insights \"Hardware\" — Intra-Node Connectivity (NVSwitch): the DGX H100 nccl-tests examples",
+				Date:        "~2023-2024 (page at commit of 2025-05-01)",
+				Path:        "infrastructure/hardware/README.md",
+				Note:        "Same page as the DGX A100 and A40 datasets of this source; the DGX H100 tables follow the DGX A100 ones and are introduced as 'the same all_reduce benchmark between 4 GPUs'. This is the run 'disabling NVLink', i.e. with NCCL_P2P_DISABLE=1 as the page sets it for the DGX A100.",
+				CollectedIn: "found for this project (not in shared/measurements)",
+			},
+			Hardware: Hardware{
+				GPUModel:     "NVIDIA H100 (DGX H100 640GB = H100 SXM5 80GB)",
+				NGPUs:        4,
+				NNodes:       1,
+				Interconnect: "DGX H100, four GPUs; NVLink/NVSwitch not used (P2P disabled), so the GPUs exchange data through host memory over PCIe Gen5",
+			},
+			Run: Run{
+				NCCLVersion: "2.16.2 assumed (the coreweave nccl-tests image tag nccl2.16.2-1 the page uses for the DGX A100 runs; not printed)",
+				Env: map[string]string{
+					"NCCL_P2P_DISABLE": "1",
+				},
+				Command:     "NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -b 1G -e 10G -f 2 -g 4 (the page's command for the DGX A100 run without NVLink; the H100 text says 'Disabling NVLink')",
+				Collective:  "allreduce",
+				Dtype:       "float32",
+				AuthorNotes: "The author: a drop as expected, but faster than the DGX A100 without NVLink ('HBM3 and PCIe5 at work?'): 24 GB/s busbw against 5.2 on the DGX A100; 20 GB/s at 8 GiB.",
+				AvgBusBw:    ref(22.9255),
+			},
+			System: SystemRef{
+				Preset: "h100-sxm-4x-nvswitch",
+				Nodes:  1,
+				Env: map[string]string{
+					"NCCL_NVLS_ENABLE": "0",
+					"NCCL_P2P_DISABLE": "1",
+				},
+				Why: "The four NVSwitch-connected H100 of dgxh100-4gpu-nvswitch with P2P disabled: every pair goes through SHM on one Intel Sapphire Rapids socket (two GPUs per PCIe Gen5 switch). NCCL 2.16 predates NVLS, which does not depend on NCCL_P2P_DISABLE; NCCL_NVLS_ENABLE=0 stands in for the run's older NCCL (with NVLS the model would predict 240 GB/s).",
+			},
+			Fit: true,
+			Caveats: []string{
+				"Only sizes from 1 GiB were run.",
+				"Which four GPUs ran, and so which socket, is not stated; the preset models them on one socket (equivalent for SHM within one socket).",
+				"The 8 GiB row falls to 20 GB/s, as published.",
+			},
+			Rows: []Row{
+				{Bytes: 1073741824, Count: 268435456, TimeUs: 67075.0, AlgBwGBps: 16.01, BusBwGBps: 24.01, TimeUsInPlace: 66560.0, AlgBwInPlace: 16.13, BusBwInPlace: 24.2},
+				{Bytes: 2147483648, Count: 536870912, TimeUs: 132729.0, AlgBwGBps: 16.18, BusBwGBps: 24.27, TimeUsInPlace: 132975.0, AlgBwInPlace: 16.15, BusBwInPlace: 24.22},
+				{Bytes: 4294967296, Count: 1073741824, TimeUs: 268616.0, AlgBwGBps: 15.99, BusBwGBps: 23.98, TimeUsInPlace: 283108.0, AlgBwInPlace: 15.17, BusBwInPlace: 22.76},
+				{Bytes: 8589934592, Count: 2147483648, TimeUs: 644771.0, AlgBwGBps: 13.32, BusBwGBps: 19.98, TimeUsInPlace: 645000.0, AlgBwInPlace: 13.32, BusBwInPlace: 19.98},
+			},
+		},
+		{
+			Schema: 1,
 			ID:     "gcp-a3mega-h100-2node-16gpu",
 			Source: Source{
 				URL:         "https://github.com/lessizzmore/create-a3mega-ztan-fork",
