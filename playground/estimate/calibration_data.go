@@ -255,7 +255,7 @@ func embeddedCalibration() *Calibration {
 					Note:     "SHM has no efficiency of its own: an SHM hop sustains min(pcie efficiency x the narrower GPU PCIe link, host_staging_GBps)",
 				},
 				HostStagingGBps: &Param{
-					Value:  3.776,
+					Value:  3.642,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-node-p2pdisabled",
@@ -266,11 +266,12 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-2gpu-docker",
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
+						"kalavai-4090-4gpu-k8s",
 					},
-					Note: "fitted on 8 datasets from 3 sources",
+					Note: "fitted on 9 datasets from 3 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.065,
+					Value:  0.9393,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -278,11 +279,12 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-2gpu-docker",
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
+						"kalavai-4090-4gpu-k8s",
 					},
-					Note: "fitted on 5 datasets from 2 sources",
+					Note: "fitted on 6 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  17570.0,
+					Value:  25750.0,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -290,8 +292,9 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-2gpu-docker",
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
+						"kalavai-4090-4gpu-k8s",
 					},
-					Note: "fitted on 5 datasets from 2 sources",
+					Note: "fitted on 6 datasets from 2 sources",
 				},
 				RampGamma: Param{
 					Value:  1.0,
@@ -302,10 +305,11 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-2gpu-docker",
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
+						"kalavai-4090-4gpu-k8s",
 					},
-					Note: "fitted on 5 datasets from 2 sources; at the upper bound 1 of its range",
+					Note: "fitted on 6 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 18.59, MaxPct: 102.3, OverPct: 98.0, UnderPct: 62.36, Datasets: 8, Sources: 3, Points: 70, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 42.38, MaxPct: 102.3, OverPct: 97.18, UnderPct: 42.38, Datasets: 9, Sources: 3, Points: 82, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "shm-xsocket",
@@ -354,7 +358,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 4 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 167.4, MaxPct: 382.4, OverPct: 306.6, UnderPct: 90.33, Datasets: 5, Sources: 3, Points: 36, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 158.0, MaxPct: 366.3, OverPct: 292.6, UnderPct: 90.33, Datasets: 5, Sources: 3, Points: 36, MinBytes: 1048576, OutOfSample: true},
 			},
 		},
 		Datasets: []DatasetUse{
@@ -640,6 +644,17 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "kalavai-4090-4gpu-docker",
+				Source: "github.com/kalavai-net",
+				Class:  "shm",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "kalavai-4090-4gpu-k8s",
 				Source: "github.com/kalavai-net",
 				Class:  "shm",
 				Fitted: true,
