@@ -66,14 +66,15 @@ func embeddedCalibration() *Calibration {
 			{
 				Class: "pcie",
 				Efficiency: Param{
-					Value:  0.9465,
+					Value:  0.8919,
 					Source: "fitted",
 					Datasets: []string{
+						"a100pcie-2gpu-2socket-p2p-sys",
 						"rtx4090-8gpu-2socket-nps4-p2p",
 						"rtx5090-8gpu-p2p-2socket",
 						"tinygrad-4x4090-p2p-7773x",
 					},
-					Note: "fitted on 3 datasets from 3 sources",
+					Note: "fitted on 4 datasets from 4 sources",
 				},
 				LatencyFactor: Param{
 					Value:  0.25,
@@ -85,24 +86,26 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources; at the lower bound 0.25 of its range",
 				},
 				RampBytesPerRank: Param{
-					Value:  402200.0,
+					Value:  378400.0,
 					Source: "fitted",
 					Datasets: []string{
+						"a100pcie-2gpu-2socket-p2p-sys",
 						"rtx4090-8gpu-2socket-nps4-p2p",
 						"rtx5090-8gpu-p2p-2socket",
 					},
-					Note: "fitted on 2 datasets from 2 sources",
+					Note: "fitted on 3 datasets from 3 sources",
 				},
 				RampGamma: Param{
 					Value:  1.0,
 					Source: "fitted",
 					Datasets: []string{
+						"a100pcie-2gpu-2socket-p2p-sys",
 						"rtx4090-8gpu-2socket-nps4-p2p",
 						"rtx5090-8gpu-p2p-2socket",
 					},
-					Note: "fitted on 2 datasets from 2 sources; at the upper bound 1 of its range",
+					Note: "fitted on 3 datasets from 3 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 16.67, MaxPct: 41.43, OverPct: 32.59, UnderPct: 37.85, Datasets: 3, Sources: 3, Points: 19, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 53.97, MaxPct: 209.5, OverPct: 56.96, UnderPct: 21.47, Datasets: 4, Sources: 4, Points: 122, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-rdma",
@@ -362,6 +365,16 @@ func embeddedCalibration() *Calibration {
 			},
 		},
 		Datasets: []DatasetUse{
+			{
+				ID:     "a100pcie-2gpu-2socket-p2p-sys",
+				Source: "github.com/thomaslie210",
+				Class:  "pcie",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
+				},
+			},
 			{
 				ID:     "a100pcie-2node-hdr-gdr-sys",
 				Source: "author:gim4moon",
