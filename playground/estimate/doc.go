@@ -17,7 +17,9 @@
 //	Sbus = S × busfactor(collective, n)                  (nccl-tests' bus bytes)
 //	t    = λ·L(a,p) + Sbus / P / (1 − exp(−(Sbus / (ρ·n_a·k_p))^γ))
 //
-// where L is the model's latency of the cell, λ scales it (the
+// where L is the model's latency of the cell for large messages (NCCL's
+// latency × latCount, with the ×1.4 of a multi-node ring Simple AllReduce,
+// tune.LatencyTime), λ scales it (the
 // small-message floor), ρ·n_a·k_p is the bus size over which the bandwidth
 // ramps up to the plateau P and γ sets how gradual the ramp is. λ, ρ and
 // γ describe the software and the platform's per-step costs rather than a
@@ -74,8 +76,11 @@
 // GPUDirect RDMA on a path below the host bridge (net-rdma), RDMA whose
 // GPU-NIC traffic goes through a CPU (no GPUDirect RDMA, so staged in host
 // memory, or GPUDirect RDMA across a host bridge or the sockets:
-// net-host), and sockets (net-tcp). A parameter no dataset constrains falls back to its physical
-// bound (η = 1, H unbounded). A message is never predicted to be faster
+// net-host), and sockets (net-tcp). A bandwidth parameter whose plateau
+// fewer than two independent sources show (MinShapeSources, as for λ and
+// the ramp) falls back to its physical bound (η = 1, H unbounded) rather
+// than to a factor one machine set; with every parameter at its bound a
+// multi-node estimate is NCCL's own model. A message is never predicted to be faster
 // than a smaller one: where NCCL's protocol switch would make the
 // calibrated curve drop, the time is held at the largest time of any
 // smaller message and the result says so.

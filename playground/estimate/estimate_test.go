@@ -781,17 +781,20 @@ func TestShapeNeedsTwoSources(t *testing.T) {
 	if p2.LatencyFactor.Source != "fitted" || p2.RampBytesPerRank.Source != "fitted" {
 		t.Errorf("two sources: latency %+v, ramp %+v; want both fitted", p2.LatencyFactor, p2.RampBytesPerRank)
 	}
-	if p1.Efficiency.Source != "fitted" || p2.Efficiency.Source != "fitted" {
-		t.Errorf("efficiency sources %s, %s; want fitted", p1.Efficiency.Source, p2.Efficiency.Source)
+	if p1.Efficiency.Source != "bound" || p1.Efficiency.Value != maxEffNet || p2.Efficiency.Source != "fitted" {
+		t.Errorf("efficiency %+v with one source, %+v with two; want the physical bound %v, then fitted", p1.Efficiency, p2.Efficiency, maxEffNet)
+	}
+	if got := supportText(p1, one.sourcesOf(p1.Efficiency.Datasets)); !strings.Contains(got, "the physical bound is used") {
+		t.Errorf("one source: support %q does not say the physical bound is used", got)
 	}
 }
 
 // TestEfficiencyFromPlateau: the bandwidth parameter is identified by the
 // plateau rows (>= PlateauMinBytes) alone. A run whose smaller messages are
-// three times slower has the same plateau, so a class without a fitted ramp
-// (one source) keeps the same efficiency: the slow small rows must not be
-// absorbed into the bandwidth, which would carry them over to systems of
-// another shape.
+// three times slower has the same plateau, so the class keeps the same
+// efficiency (two sources of the same rows, so that it is fitted): the
+// slow small rows go into the latency factor and the ramp, not into the
+// bandwidth, which would carry them over to systems of another shape.
 func TestEfficiencyFromPlateau(t *testing.T) {
 	sets, build, _ := fixtures(t)
 	base := datasetByID(t, sets, "oke-a100-2node-16gpu-rdma")
@@ -808,18 +811,23 @@ func TestEfficiencyFromPlateau(t *testing.T) {
 		t.Fatalf("%d of %d rows below the plateau: the test needs both kinds", changed, len(slow.Rows))
 	}
 	ctx := context.Background()
-	a, err := Fit(ctx, []*Dataset{base}, build)
+	two := func(d *Dataset) []*Dataset {
+		x, y := *d, *d
+		x.ID, x.Source.Author, y.ID, y.Source.Author = "x", "one", "y", "two"
+		return []*Dataset{&x, &y}
+	}
+	a, err := Fit(ctx, two(base), build)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Fit(ctx, []*Dataset{&slow}, build)
+	b, err := Fit(ctx, two(&slow), build)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pa, _ := a.For(ClassNetRDMA)
 	pb, _ := b.For(ClassNetRDMA)
-	if pa.Efficiency.Source != "fitted" || pa.RampBytesPerRank.Source != "bound" {
-		t.Fatalf("efficiency %+v, ramp %+v: want a fitted efficiency without a ramp", pa.Efficiency, pa.RampBytesPerRank)
+	if pa.Efficiency.Source != "fitted" || pa.RampBytesPerRank.Source != "fitted" {
+		t.Fatalf("efficiency %+v, ramp %+v: want both fitted", pa.Efficiency, pa.RampBytesPerRank)
 	}
 	if math.Abs(pa.Efficiency.Value-pb.Efficiency.Value) > 1e-3*pa.Efficiency.Value {
 		t.Errorf("efficiency %v with the published rows, %v with the small rows three times slower: want equal", pa.Efficiency.Value, pb.Efficiency.Value)
@@ -850,7 +858,9 @@ func TestEfficiencyCappedAtLineRate(t *testing.T) {
 	for i := range fast.Rows {
 		fast.Rows[i].TimeUs /= 2
 	}
-	cal, err := Fit(context.Background(), []*Dataset{&fast}, build)
+	other := fast
+	other.ID, other.Source.Author = "other", "another author"
+	cal, err := Fit(context.Background(), []*Dataset{&fast, &other}, build)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -869,5 +879,54 @@ func TestEfficiencyCappedAtLineRate(t *testing.T) {
 		if hi := effBoxFor(c.Class).hi; c.Efficiency.Value > hi {
 			t.Errorf("%s: efficiency %v above its bound %v", c.Class, c.Efficiency.Value, hi)
 		}
+	}
+}
+
+// TestNeutralIsNCCL: with every parameter of the network class at its
+// bound (efficiency 1, NCCL's latency, no ramp) the calibrated time of a
+// 2-node allreduce is NCCL's model time at every power-of-two size that is
+// not held, Tree rows included (their bandwidth carries NCCL's tree
+// correction factor) and ring Simple rows with NCCL's x1.4 latency: a class
+// that falls back to its bounds is predicted by NCCL's own model.
+func TestNeutralIsNCCL(t *testing.T) {
+	_, build, def := fixtures(t)
+	cal := *def
+	cal.Classes = append([]ClassParams(nil), def.Classes...)
+	for i := range cal.Classes {
+		cp := &cal.Classes[i]
+		if cp.Class == ClassNetRDMA {
+			cp.Efficiency.Value, cp.LatencyFactor.Value = 1, 1
+			cp.RampBytesPerRank.Value, cp.RampGamma.Value = baseRampBytes, baseRampGamma
+		}
+	}
+	res, err := build(context.Background(), SystemRef{Preset: "a100-sxm-8x", Nodes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSystem(res, FabricRDMA, &cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	algos := map[string]bool{}
+	compared := 0
+	for n := uint64(1 << 20); n <= 1<<33; n <<= 1 {
+		e, err := s.Estimate(tune.Request{Func: tune.AllReduce, NBytes: n, Datatype: tune.Float32})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Calibrated.Class != ClassNetRDMA {
+			t.Fatalf("%d bytes: class %s", n, e.Calibrated.Class)
+		}
+		if e.Calibrated.Held {
+			continue
+		}
+		compared++
+		algos[e.Model.Algo+"/"+e.Model.Proto] = true
+		if d := math.Abs(e.Calibrated.TimeUs-e.Model.TimeUs) / e.Model.TimeUs; d > 1e-3 {
+			t.Errorf("%d bytes %s/%s: calibrated %.3f us, NCCL's model %.3f us", n, e.Model.Algo, e.Model.Proto, e.Calibrated.TimeUs, e.Model.TimeUs)
+		}
+	}
+	if compared < 10 || !algos["Tree/LL128"] || !algos["Ring/Simple"] {
+		t.Errorf("compared %d sizes over %v: want Tree and Ring Simple rows", compared, algos)
 	}
 }

@@ -109,6 +109,7 @@ type prepared struct {
 type pseg struct {
 	c   cell
 	end uint64 // last size of the segment (MaxUint64 for the last)
+	bwf float64
 }
 
 type prow struct {
@@ -120,6 +121,9 @@ type prow struct {
 	model  float64 // NCCL's model time (µs)
 	mAlgo  tune.Algorithm
 	mProto tune.Protocol
+	// bwf is NCCL's size-dependent bandwidth factor of the cell at this
+	// size (bandwidthFactor).
+	bwf float64
 }
 
 func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) {
@@ -155,7 +159,7 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 			end = starts[i+1] - 1
 		}
 		c := cellFor(m, f, pk.a, pk.p, 1)
-		p.segs = append(p.segs, pseg{c: c, end: end})
+		p.segs = append(p.segs, pseg{c: c, end: end, bwf: bandwidthFactor(m, f, pk.a, pk.p, end)})
 	}
 	for _, r := range d.Rows {
 		if r.Bytes == 0 {
@@ -172,7 +176,8 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 		seg := sort.Search(len(starts), func(i int) bool { return starts[i] > r.Bytes }) - 1
 		ce := cellFor(m, f, c.Algo, c.Proto, 1)
 		p.rows = append(p.rows, prow{bytes: r.Bytes, tMeas: r.TimeUs, busbw: r.BusBwGBps,
-			c: ce, seg: seg, model: float64(c.TimeUs), mAlgo: c.Algo, mProto: c.Proto})
+			c: ce, seg: seg, model: float64(c.TimeUs), mAlgo: c.Algo, mProto: c.Proto,
+			bwf: bandwidthFactor(m, f, c.Algo, c.Proto, r.Bytes)})
 	}
 	if len(p.rows) == 0 {
 		return nil, fmt.Errorf("dataset %s: no row with a positive size", d.ID)
@@ -281,11 +286,11 @@ func (p *prepared) predict(ps *paramSet, out []float64) {
 	prefMax := make([]float64, len(p.segs))
 	for i := 1; i < len(p.segs); i++ {
 		prev := p.segs[i-1]
-		t := calTime(ps.terms(prev.c, &p.route, p.n), float64(prev.end)*p.bf)
+		t := calTime(ps.terms(prev.c, &p.route, p.n).scaled(prev.bwf), float64(prev.end)*p.bf)
 		prefMax[i] = math.Max(prefMax[i-1], t)
 	}
 	for i, r := range p.rows {
-		t := calTime(ps.terms(r.c, &p.route, p.n), float64(r.bytes)*p.bf)
+		t := calTime(ps.terms(r.c, &p.route, p.n).scaled(r.bwf), float64(r.bytes)*p.bf)
 		if r.seg >= 0 && r.seg < len(prefMax) && prefMax[r.seg] > t {
 			t = prefMax[r.seg]
 		}
@@ -361,7 +366,7 @@ func objectiveOn(sets []*prepared, ps *paramSet, buf [][]float64, keep func(*pre
 }
 
 // FitObjective describes the fit in words (written to the calibration).
-const FitObjective = "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held, the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25: 25 GB/s per link against NCCL's 20-20.6; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits"
+const FitObjective = "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held, the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25: 25 GB/s per link against NCCL's 20-20.6; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits"
 
 // Formula is the calibrated model in one line.
 const Formula = "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw, without an NVSwitch times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message"
@@ -409,13 +414,14 @@ func prepareAll(ctx context.Context, sets []*Dataset, build Builder) (all, fitte
 }
 
 // support lists, per parameter of one class, the datasets that constrain
-// it; lamWeak and rhoWeak hold the datasets of a latency or ramp regime
+// it; effWeak, lamWeak and rhoWeak hold the datasets of a plateau, latency or ramp regime
 // that too few independent sources cover to fit it (MinShapeSources).
-type support struct{ eff, lam, rho, lamWeak, rhoWeak []string }
+type support struct{ eff, lam, rho, effWeak, lamWeak, rhoWeak []string }
 
 // MinShapeSources is the number of independent sources a class needs in
-// a regime (small messages for the latency factor, mid sizes for the
-// ramp) before it fits that regime's parameters.
+// a regime (large messages for the bandwidth, small ones for the latency
+// factor, mid sizes for the ramp) before it fits that regime's
+// parameters.
 const MinShapeSources = 2
 
 // Physical baseline of the latency and ramp: NCCL's own latency and no
@@ -484,8 +490,18 @@ func fitParams(ctx context.Context, fitted []*prepared) (*fitResult, error) {
 	// MinShapeSources independent sources have rows in the regime;
 	// otherwise it keeps NCCL's own latency (factor 1) and no ramp beyond
 	// it, the physical baseline, rather than another class's values.
+	//
+	// The same holds for the bandwidth: one source's plateau is that
+	// machine's, and a class whose plateau only one source shows keeps its
+	// physical bound (efficiency 1, host staging unbounded) instead of a
+	// factor fitted on it; without a bandwidth it fits nothing else.
 	for _, c := range Classes() {
 		sup := fr.sup[c]
+		if sourceCount(sup.eff, fr.sources) < MinShapeSources {
+			sup.effWeak, sup.eff = sup.eff, nil
+			sup.lamWeak, sup.lam = append(sup.lamWeak, sup.lam...), nil
+			sup.rhoWeak, sup.rho = append(sup.rhoWeak, sup.rho...), nil
+		}
 		if sourceCount(sup.lam, fr.sources) < MinShapeSources {
 			sup.lamWeak, sup.lam = sup.lam, nil
 		}
@@ -588,7 +604,10 @@ func assemble(fr *fitResult, all []*prepared) *Calibration {
 		switch {
 		case c == ClassSHM:
 			cp.Efficiency = Param{Value: 1, Source: "structural", Datasets: []string{}, Note: "SHM has no efficiency of its own: an SHM hop sustains min(pcie efficiency x the narrower GPU PCIe link, host_staging_GBps)"}
-			h := Param{Value: 0, Source: "default", Datasets: []string{}, Note: "no SHM run: host staging is not bounded, SHM hops run at the PCIe bound"}
+			h := Param{Value: 0, Source: "default", Datasets: nonNil(sup.effWeak), Note: "no SHM run: host staging is not bounded, SHM hops run at the PCIe bound"}
+			if len(sup.effWeak) > 0 {
+				h.Note = weakNote("plateau", sup.effWeak, fr.sources) + "host staging is not bounded, SHM hops run at the PCIe bound"
+			}
 			switch {
 			case len(sup.eff) > 0:
 				h = Param{Value: round4(ps.host), Source: "fitted", Datasets: sup.eff, Note: supportNote(sup.eff, fr.sources) + hostBox.boundNote(ps.host)}
@@ -601,6 +620,8 @@ func assemble(fr *fitResult, all []*prepared) *Calibration {
 			cp.Efficiency = Param{Value: 1, Source: "bound", Datasets: sup.eff, Note: "held at the physical bound: without a single-socket SHM run the cross-socket runs fit the host staging rate instead"}
 		case len(sup.eff) > 0:
 			cp.Efficiency = Param{Value: round4(ps.eff[ci]), Source: "fitted", Datasets: sup.eff, Note: supportNote(sup.eff, fr.sources) + effBoxFor(c).boundNote(ps.eff[ci])}
+		case len(sup.effWeak) > 0:
+			cp.Efficiency = Param{Value: 1, Source: "bound", Datasets: sup.effWeak, Note: weakNote("plateau", sup.effWeak, fr.sources) + "the physical bound (efficiency 1) is used"}
 		default:
 			cp.Efficiency = Param{Value: 1, Source: "bound", Datasets: []string{}, Note: "no dataset of this class: the physical bound (efficiency 1) is used"}
 		}
