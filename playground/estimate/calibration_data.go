@@ -14,7 +14,7 @@ func embeddedCalibration() *Calibration {
 			{
 				Class: "nvlink",
 				Efficiency: Param{
-					Value:  0.9571,
+					Value:  0.9606,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-nvlink-bridge-nv4",
@@ -25,11 +25,15 @@ func embeddedCalibration() *Calibration {
 						"snellius-h100-4gpu-nvlink",
 						"snellius-h100-4gpu-nvlink-allgather",
 						"snellius-h100-4gpu-nvlink-reducescatter",
+						"xxrjun-h100-4gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-allgather",
+						"xxrjun-h100-8gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-reducescatter",
 					},
-					Note: "fitted on 8 datasets from 4 sources",
+					Note: "fitted on 12 datasets from 5 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.499,
+					Value:  1.473,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -40,28 +44,36 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  1.281e+06,
+					Value:  1.254e+06,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
 						"snellius-h100-4gpu-nvlink",
 						"snellius-h100-4gpu-nvlink-allgather",
 						"snellius-h100-4gpu-nvlink-reducescatter",
+						"xxrjun-h100-4gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-allgather",
+						"xxrjun-h100-8gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-reducescatter",
 					},
-					Note: "fitted on 4 datasets from 2 sources",
+					Note: "fitted on 8 datasets from 3 sources",
 				},
 				RampGamma: Param{
-					Value:  0.958,
+					Value:  0.9699,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
 						"snellius-h100-4gpu-nvlink",
 						"snellius-h100-4gpu-nvlink-allgather",
 						"snellius-h100-4gpu-nvlink-reducescatter",
+						"xxrjun-h100-4gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-allgather",
+						"xxrjun-h100-8gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-reducescatter",
 					},
-					Note: "fitted on 4 datasets from 2 sources",
+					Note: "fitted on 8 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 7.366, MaxPct: 106.3, OverPct: 95.05, UnderPct: 7.13, Datasets: 9, Sources: 5, Points: 53, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 4.094, MaxPct: 104.8, OverPct: 23.83, UnderPct: 11.78, Datasets: 13, Sources: 6, Points: 93, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "pcie",
@@ -896,6 +908,46 @@ func embeddedCalibration() *Calibration {
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
+				},
+			},
+			{
+				ID:     "xxrjun-h100-4gpu-nvswitch-allreduce",
+				Source: "github.com/xxrjun",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "xxrjun-h100-8gpu-nvswitch-allgather",
+				Source: "github.com/xxrjun",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "xxrjun-h100-8gpu-nvswitch-allreduce",
+				Source: "github.com/xxrjun",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "xxrjun-h100-8gpu-nvswitch-reducescatter",
+				Source: "github.com/xxrjun",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
 				},
 			},
 		},
