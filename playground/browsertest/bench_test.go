@@ -163,6 +163,7 @@ var phaseNames = []struct{ key, what string }{
 // a first visit over the budget (the
 // table is the report: the benchmark itself does not fail on it, so that
 // `make bench` still runs every other benchmark).
+// PG_BENCH_PAGES=estimator,step measures only those pages.
 // PG_BENCH_PUBLIC=DIR measures another build of the site instead of
 // building this one (e.g. an older commit's public/, built for the same
 // sub-path), waiting for its first render when it predates data-playground.
@@ -178,6 +179,9 @@ func BenchmarkPageLoad(b *testing.B) {
 	defer srv.Close()
 	b.ResetTimer()
 	pages := []string{"topology", "algorithms", "estimator", "step", "doctor"}
+	if only := os.Getenv("PG_BENCH_PAGES"); only != "" {
+		pages = strings.Split(only, ",") // e.g. PG_BENCH_PAGES=estimator
+	}
 	results := map[string][2]pageLoad{}
 	for i := 0; i < b.N; i++ {
 		for _, p := range pages {
