@@ -94,6 +94,11 @@ func TestAbuse(t *testing.T) {
 			// one "gdr_send" per path and one in the single class.
 			args: []string{"topo", "--xml", "-", "--full", "--json"}, stdin: topotest.WithNICs(topotest.Host{Sockets: 1, Switches: 6, GPUs: 11}.XML(), 64),
 			code: 0, maxOut: 8 << 20, count: `"gdr_send":`, maxCount: 66*64 + 1, least: 66*64 + 1},
+		{name: "issue 18 (s6): 72 GPUs and 252 NICs: GPU-NIC paths in classes",
+			// 72 x 252 = 18,144 paths; every NIC on a root port of CPU 0 with GDR
+			// off: PHB from CPU 0's GPUs, SYS from CPU 1's.
+			args: []string{"topo", "--xml", "-"}, stdin: topotest.WithNICs(topotest.Host{Sockets: 2, Switches: 4, GPUs: 9}.XML(), 252),
+			code: 0, maxOut: 128 << 10, count: "18144 paths in 2 classes; --full lists every path", maxCount: 1, least: 1},
 		{name: "issue 18 (fixB): NICs beyond MAX_IB_VDEVS, refused before the path work",
 			args: []string{"topo", "--xml", "-"}, stdin: topotest.OneGPU(topotest.NICs(topo.MaxNICs + 1)),
 			code: 1, err: fmt.Sprintf("more than %d NICs on one host", topo.MaxNICs), maxOut: 0},

@@ -92,6 +92,11 @@ func TestAbuse(t *testing.T) {
 			// node --stack-size=200 (see graph.yieldDepth).
 			req:      obj(map[string]any{"xml": topotest.Host{Sockets: 2, Switches: 4, GPUs: 9, NVLinkAll: true}.XML()}),
 			errField: "-", maxJSON: 4 << 20, maxTags: 4000, count: `"gpu_pairs_omitted":5112`, least: 1, most: 1},
+		{name: "issue 18 (s6): 72 GPUs and 252 NICs: NIC boxes grouped past figure.MaxDrawnNICs", fn: "topo",
+			// A NIC and a NET box per NIC drew 7,240 start tags; the 252 NICs on
+			// CPU 0's root ports are now one box (1,084 tags natively).
+			req:      obj(map[string]any{"xml": topotest.WithNICs(topotest.Host{Sockets: 2, Switches: 4, GPUs: 9}.XML(), 252)}),
+			errField: "-", maxJSON: 1 << 20, maxTags: 2500, count: `"gpu_nics_omitted":18144`, least: 1, most: 1},
 		{name: "32 GPUs and 8 NICs: the path matrix summarised", fn: "topo",
 			// 32 x (32 + 8) = 1,280 cells, over figure.MaxMatrixCells: the matrix
 			// figure is two class tables of a few rows (it was 1,474 start tags).
