@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"math/bits"
 	"runtime"
 	"slices"
 
@@ -45,7 +46,9 @@ const MaxSearchWork = 64 << 20
 // NCCL's (the golden and real-log tests hold it); on a host of 72 PCIe
 // GPUs a step reads 100 to 300, and the work budget ends each attempt
 // earlier, as a timeout of NCCL's would (the attempt's steps count as
-// spent against the global budget). 72 PCIe GPUs without P2P: 816k steps,
+// spent against the global budget). A step that scores and sorts its n
+// candidates against a NIC (inter-node) counts n log2 n more. 72 PCIe
+// GPUs without P2P: 816k steps,
 // 150 M links, 1.0 s -> 164k steps, 27 M links, 0.16 s, with the same ring
 // (one channel of 4 GB/s) and tree.
 const workPerStep = 32
@@ -661,7 +664,9 @@ func (s *searcher) nextIntra(g *state, gpu, step, sortNet int) []int {
 // candidates are scored and sorted at every step as NCCL does.
 func (s *searcher) nextScored(g *state, gpu, step, sortNet, netIdx int) []int {
 	scores := s.scores(gpu, netIdx, uint64(1)<<uint(g.nChannels))
-	s.work += int64(s.ngpus)
+	// Scoring reads every GPU, and sorting n scores costs about n log2 n
+	// comparisons.
+	s.work += int64(s.ngpus + len(scores)*bits.Len(uint(len(scores))))
 	next := s.buf(g, step)[:len(scores)]
 	sameIntra := true
 	for i := 1; i < len(scores); i++ {

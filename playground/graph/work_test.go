@@ -38,12 +38,21 @@ func deepChain(depth, ngpus int) string {
 }
 
 func analyzeP2P(t testing.TB, x string, p2p topo.P2PSupport) *topo.Analysis {
+	return analyzeHosts(t, x, p2p, 1)
+}
+
+// analyzeHosts analyses hosts copies of the host x with the P2P support
+// given.
+func analyzeHosts(t testing.TB, x string, p2p topo.P2PSupport, hosts int) *topo.Analysis {
 	t.Helper()
 	sys, _, err := topo.ParseXML(bytes.NewReader([]byte(x)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sys.P2P = p2p
+	if sys, err = sys.Replicate(hosts); err != nil {
+		t.Fatal(err)
+	}
 	a, err := topo.Analyze(sys, ncclenv.New(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -54,9 +63,9 @@ func analyzeP2P(t testing.TB, x string, p2p topo.P2PSupport) *topo.Analysis {
 // TestSearchWorkBounded: on the hosts of NCCL_MAX_LOCAL_RANKS (72) GPUs
 // whose steps are the most expensive, every search ends within its work
 // budgets, well under MaxSearchWork, and finds the graph NCCL's step
-// budgets alone found (measured before the work budgets: ring and tree of
-// one channel at the bandwidth given; the deep chains without P2P fall
-// back to NCCL's PCI order either way). Without the per-attempt work
+// budgets alone found (ncclsim topo at main before the work budgets: the
+// channels and ring and tree bandwidths given; the deep chains without P2P
+// fall back to NCCL's PCI order either way). Without the per-attempt work
 // budget the no-P2P hosts read 150-283 million links (1.0-1.9 s).
 func TestSearchWorkBounded(t *testing.T) {
 	host := topotest.Host{Sockets: 2, Switches: 4, GPUs: 9}
@@ -65,27 +74,33 @@ func TestSearchWorkBounded(t *testing.T) {
 		xml      string
 		p2p      topo.P2PSupport
 		channels int
-		bw       float32
+		bw, tree float32 // ring and tree BwIntra
+		hosts    int
 	}{
-		{"72 PCIe GPUs", host.XML(), topo.P2PAll, 1, 20},
-		{"72 PCIe GPUs without P2P", host.XML(), topo.P2PNone, 1, 4},
-		{"72 PCIe GPUs and 252 NICs", topotest.WithNICs(host.XML(), 252), topo.P2PAll, 1, 20},
-		{"72 PCIe GPUs and 252 NICs without P2P", topotest.WithNICs(host.XML(), 252), topo.P2PNone, 1, 4},
-		{"72 GPUs under two chains of 29 switches", deepChain(29, 72), topo.P2PAll, 2, 20},
-		{"72 GPUs under two chains of 29 switches without P2P", deepChain(29, 72), topo.P2PNone, 1, 0.1},
+		{"72 PCIe GPUs", host.XML(), topo.P2PAll, 1, 20, 20, 1},
+		{"72 PCIe GPUs without P2P", host.XML(), topo.P2PNone, 1, 4, 4, 1},
+		{"72 PCIe GPUs and 252 NICs", topotest.WithNICs(host.XML(), 252), topo.P2PAll, 1, 20, 20, 1},
+		{"72 PCIe GPUs and 252 NICs without P2P", topotest.WithNICs(host.XML(), 252), topo.P2PNone, 1, 4, 4, 1},
+		{"72 GPUs under two chains of 29 switches", deepChain(29, 72), topo.P2PAll, 2, 20, 20, 1},
+		{"72 GPUs under two chains of 29 switches without P2P", deepChain(29, 72), topo.P2PNone, 1, 0.1, 0.1, 1},
+		// Inter-node: each step scores and sorts the candidates against a
+		// NIC (ncclsim topo --nodes 2 took 6.2 and 8.9 s of CPU at main).
+		{"2 hosts of 72 PCIe GPUs and 252 NICs", topotest.WithNICs(host.XML(), 252), topo.P2PAll, 1, 12, 20, 2},
+		{"2 hosts of 72 PCIe GPUs and 252 NICs without P2P", topotest.WithNICs(host.XML(), 252), topo.P2PNone, 1, 4, 4, 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := SearchAll(context.Background(), analyzeP2P(t, tt.xml, tt.p2p), ncclenv.New(nil))
+			r, err := SearchAll(context.Background(), analyzeHosts(t, tt.xml, tt.p2p, max(tt.hosts, 1)), ncclenv.New(nil))
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, g := range []*Graph{r.Ring, r.Tree} {
+			for k, g := range []*Graph{r.Ring, r.Tree} {
+				bw := []float32{tt.bw, tt.tree}[k]
 				t.Logf("%s: %d steps, %d links read", g.Pattern, g.Steps, g.Work)
 				if g.WorkCapped || g.Work > MaxSearchWork/2 {
 					t.Errorf("%s read %d links (capped %v); the bound is %d", g.Pattern, g.Work, g.WorkCapped, MaxSearchWork/2)
 				}
-				if g.NChannels != tt.channels || g.BwIntra != tt.bw {
-					t.Errorf("%s: %d channels of %.1f GB/s, want %d of %.1f", g.Pattern, g.NChannels, g.BwIntra, tt.channels, tt.bw)
+				if g.NChannels != tt.channels || g.BwIntra != bw {
+					t.Errorf("%s: %d channels of %.1f GB/s, want %d of %.1f", g.Pattern, g.NChannels, g.BwIntra, tt.channels, bw)
 				}
 			}
 		})
