@@ -241,15 +241,21 @@ func nicGroups(sys *topo.System) []nicGroup {
 func groupText(sys *topo.System, bx *tbox) (l1, l2, desc, kind string) {
 	nets := sys.Nodes[topo.NET]
 	l1 = strconv.Itoa(len(bx.nics)) + " NICs"
+	if len(bx.nics) == 1 {
+		l1 = "1 NIC"
+	}
 	if len(bx.nets) > 0 {
 		first, last := bx.nets[0], bx.nets[len(bx.nets)-1]
 		l2 = "NET" + strconv.Itoa(first) + "–" + strconv.Itoa(last)
-		desc = strconv.Itoa(len(bx.nics)) + " NICs with " + strconv.Itoa(len(bx.nets)) + " network ports (NET " +
+		if last-first+1 != len(bx.nets) {
+			l2 = strconv.Itoa(len(bx.nets)) + " ports" // not one range of NETs
+		}
+		desc = l1 + " with " + strconv.Itoa(len(bx.nets)) + " network ports (NET " +
 			strconv.Itoa(first) + " " + nets[first].Net.Name + " to NET " + strconv.Itoa(last) + " " + nets[last].Net.Name +
 			"), drawn as one box: the host has " + strconv.Itoa(len(sys.Nodes[topo.NIC])) + " NICs, more than " +
 			strconv.Itoa(MaxDrawnNICs) + " drawn one by one; the path matrix and ncclsim topo list each"
 	} else {
-		desc = strconv.Itoa(len(bx.nics)) + " NICs without network ports, drawn as one box"
+		desc = l1 + " without network ports, drawn as one box"
 	}
 	return l1, l2, desc, "nic"
 }
