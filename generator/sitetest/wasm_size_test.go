@@ -41,7 +41,7 @@ var wasmGzipCeiling = map[string]int{
 	"estimator.wasm":       1_290_000, // 1,268,026 × 1.01
 	"estimator-paste.wasm": 1_330_000, // 1,313,141 × 1.01
 	"step.wasm":            1_290_000, // 1,275,315 × 1.01
-	"doctor.wasm":          1_270_000, // 1,251,759 × 1.01
+	"doctor.wasm":          1_284_000, // 1,270,903 × 1.01 (session 6: the network rules of playground/doctor/rules_net.go; main was 1,259,515)
 }
 
 // overBudget lists the binaries over the budget, and why; every other

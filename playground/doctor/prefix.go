@@ -52,7 +52,9 @@ func splitNCCL(line string) (origin, level, string) {
 		}
 		i += from
 		from = i + 5
-		if i > 0 && line[i-1] != ' ' && line[i-1] != '\t' && line[i-1] != ']' {
+		// A launcher tag may be glued to a line whose host prefix the
+		// poster cut ("[rank3]:NCCL INFO ...", "[1,3]<stderr>:NCCL INFO").
+		if i > 0 && line[i-1] != ' ' && line[i-1] != '\t' && line[i-1] != ']' && line[i-1] != ':' {
 			continue
 		}
 		rest := line[i+5:]
