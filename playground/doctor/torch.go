@@ -40,7 +40,7 @@ func (p *parser) torchLine(n int, raw string) {
 		p.pgOptions(n, raw)
 	case strings.Contains(raw, "NCCL error") || strings.Contains(raw, "DistBackendError") || strings.Contains(raw, "ncclInternalError") ||
 		strings.Contains(raw, "ncclSystemError") || strings.Contains(raw, "ncclUnhandledCudaError") || strings.Contains(raw, "ncclRemoteError") ||
-		strings.Contains(raw, "ncclInvalidUsage"):
+		strings.Contains(raw, "ncclInvalidUsage") || ncclErrorClass(raw) > 0:
 		p.add(&p.s.NCCLErrors, n, raw)
 		if i := strings.Index(raw, "NCCL version "); i >= 0 {
 			f := strings.Fields(raw[i+len("NCCL version "):])

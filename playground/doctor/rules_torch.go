@@ -1,0 +1,196 @@
+package doctor
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/distributed-nav/distributed-nav/playground/ncclmsg"
+)
+
+// Rules of the PyTorch, container and runtime family that are not tied to
+// one NCCL WARN wording: the /dev/shm segment a rank could not attach to,
+// and the ncclResult_t class of an NCCL error as PyTorch, nccl-tests,
+// Horovod or an inference server reports it.
+
+func init() { lineRules = append(lineRules, torchLineRules...) }
+
+var torchLineRules = []Rule{
+	{
+		ID: "shm-attach-failed", Title: "A rank could not open the shared-memory segment of its peer", Severity: Error,
+		// "Error while %s shared memory segment %s (size %ld)" with
+		// "attaching to" (shmutils.cc up to 2.29, os/linux.cc in 2.30):
+		// the peer created the segment, this rank could not open it.
+		Any: []string{"Error while attaching to shared memory segment"},
+		Explanation: "A rank tried to open a host-memory segment that a peer on the same host created for it, and the file was not there. This is not a full /dev/shm (that fails while creating). " +
+			"Either the two ranks chose different ways to share host memory: since NCCL 2.26.3 every process probes cuMem host allocations on its own and falls back to /dev/shm files when the probe fails (\"cuMem host allocations do not appear to be working\"), which happens on hosts with memoryless NUMA nodes (unpopulated memory channels, NPS/SNC settings) or containers that hide NUMA, so one rank sends a cuMem handle the other reads as a file name: the name comes out empty or garbled and the size 0. " +
+			"Or the ranks do not see the same /dev/shm: processes of one host in separate containers or pods without a shared IPC namespace, or a peer that already exited and removed its files.",
+		Fix:   "Set NCCL_CUMEM_HOST_ENABLE=0 on every rank (all ranks then use /dev/shm files), or fix the NUMA layout (populate the memory channels, one NUMA node per socket in the BIOS); run the ranks of a host in one container, or start the containers with --ipc=host (Kubernetes: one pod, or hostIPC); look for an earlier error on the peer if it exited first.",
+		Check: "`numactl -H` (a node with CPUs and 0 MB, or memory without CPUs), `grep -i cumem` in an NCCL_DEBUG=INFO log of every rank (which ranks fell back to /dev/shm), `ls -la /dev/shm` in each container, and a rerun with NCCL_CUMEM_HOST_ENABLE=0.",
+		Links: []Link{envLink("NCCL_CUMEM_HOST_ENABLE"), linkDevShm, linkSHM},
+		Explain: func(lines []LineRef, s *Summary) string {
+			for _, l := range lines {
+				if strings.Contains(l.Text, "(size 0)") || garbledShmName(l.Text) {
+					return "The segment name is empty or garbled and its size 0: the peer sent a cuMem handle, not a file name, so the ranks disagree on NCCL_CUMEM_HOST_ENABLE (or on whether cuMem host memory works): set NCCL_CUMEM_HOST_ENABLE=0 everywhere."
+				}
+			}
+			return ""
+		},
+	},
+}
+
+// garbledShmName reports whether the /dev/shm/nccl- name on the line is
+// not the six letters and digits mkstemp makes (an empty or binary suffix).
+func garbledShmName(text string) bool {
+	i := strings.Index(text, "/dev/shm/nccl-")
+	if i < 0 {
+		return false
+	}
+	name := text[i+len("/dev/shm/nccl-"):]
+	n := 0
+	for n < len(name) && n < 6 {
+		c := name[n]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			break
+		}
+		n++
+	}
+	return n < 6
+}
+
+// errorClass is what an ncclResult_t usually means in the field, with the
+// fix or variable to check for each common cause: the text the nccl-error
+// diagnosis adds when it knows the class.
+type errorClass struct {
+	name   string // ncclResult_t name (nccl.h)
+	causes string
+}
+
+// errorClasses are keyed by ncclResult_t code (data/messages/nccl-results.tsv).
+var errorClasses = map[int]errorClass{
+	1: {"ncclUnhandledCudaError", "A CUDA call inside NCCL failed (\"unhandled cuda error\"); the \"Cuda failure '...'\" line of NCCL_DEBUG=WARN names it. Common causes: GPU memory exhausted when the communicator allocates its buffers (leave headroom, NCCL_BUFFSIZE=2097152, NCCL_NVLS_ENABLE=0); no kernel image for this GPU in the NCCL or PyTorch build (compare `torch.cuda.get_device_capability()` with `torch.cuda.get_arch_list()`; a GPU newer than the release needs a newer NCCL); a CUDA driver older than the runtime (`nvidia-smi` against `torch.version.cuda`); CUDA initialised before the processes were forked (use the spawn start method); or an earlier GPU fault (`dmesg | grep -i xid`)."},
+	2: {"ncclSystemError", "A system call or library call failed (\"unhandled system error\"); NCCL_DEBUG=WARN prints which. The most common cause inside a container is a /dev/shm too small for NCCL's shared-memory segments (Docker's default is 64 MB): start the container with --ipc=host or --shm-size=1g (Kubernetes: an emptyDir with medium: Memory at /dev/shm) and check with `df -h /dev/shm`; NCCL_SHM_DISABLE=1 as a test. Others: the locked-memory limit for RDMA registrations (`ulimit -l` must be unlimited; Docker --ulimit memlock=-1), no usable network interface (NCCL_SOCKET_IFNAME), too few file descriptors (`ulimit -n`), or a missing libibverbs/net plugin."},
+	3: {"ncclInternalError", "NCCL hit a state it does not expect (\"internal error\"). In practice: two NCCL releases in one job or process (one libnccl everywhere: `pip list | grep nccl`, `torch.cuda.nccl.version()` on every node), a topology or tuner/net plugin file that does not fit the machine (NCCL_TOPO_FILE, NCCL_NET_PLUGIN, NCCL_TUNER_PLUGIN), a peer that sent garbage because it crashed, or an NCCL bug; the WARN lines of NCCL_DEBUG=INFO just before it say which."},
+	4: {"ncclInvalidArgument", "A call passed an argument NCCL refuses (\"invalid argument\"): a buffer on another device than the communicator's GPU (set the device before allocating: `torch.cuda.set_device(local_rank)`), a count or datatype the operation does not take, or a communicator already destroyed or aborted; NCCL_DEBUG=WARN prints which argument."},
+	5: {"ncclInvalidUsage", "NCCL refused how it is used (\"invalid usage\"). Common causes: two ranks on one GPU (call `torch.cuda.set_device(int(os.environ[\"LOCAL_RANK\"]))` before init_process_group, or pass device_id=; check CUDA_VISIBLE_DEVICES per rank), ranks running different NCCL releases (one libnccl everywhere), a GPU or driver the release does not support, or collectives issued in a different order or from two threads on one communicator. NCCL_DEBUG=WARN prints the reason (\"Duplicate GPU detected\", \"Mismatched NCCL version\")."},
+	6: {"ncclRemoteError", "A peer went away or the network failed (\"remote process exited or there was a network error\"): this rank is usually a victim; find the first error in the logs of all ranks (a crash, an out-of-memory kill, a timeout elsewhere). If all ranks report it together, suspect the network: NCCL_SOCKET_IFNAME, NCCL_IB_TIMEOUT, link errors (`ibv_devinfo`, `dmesg`)."},
+	8: {"ncclTimeout", "An NCCL operation timed out (\"timeout\"): a peer never joined it (crashed, stuck, or took another code path) or the network stalled; compare the last collective of every rank (flight recorder: TORCH_NCCL_TRACE_BUFFER_SIZE=2000, TORCH_NCCL_DUMP_ON_TIMEOUT=1)."},
+}
+
+var (
+	resultKeysOnce sync.Once
+	resultKeys     []resultKey
+)
+
+// resultKey is the lower-case ncclGetErrorString text of one result without
+// its "(run with NCCL_DEBUG=... for details)" or " - please report ..." tail:
+// the part every release since 2.4 prints, however the caller re-raises it.
+type resultKey struct {
+	code       int
+	text, name string
+}
+
+// resultTexts returns the result keys from the catalog (ncclSuccess and
+// ncclInProgress left out: neither is an error a user pastes).
+func resultTexts() []resultKey {
+	resultKeysOnce.Do(func() {
+		cat, err := ncclmsg.Default()
+		if err != nil {
+			return
+		}
+		for _, r := range cat.Results {
+			if r.Code == 0 || r.Code == 7 {
+				continue
+			}
+			t := strings.ToLower(r.Text)
+			if i := strings.Index(t, " ("); i > 0 {
+				t = t[:i]
+			}
+			if i := strings.Index(t, " - "); i > 0 {
+				t = t[:i]
+			}
+			resultKeys = append(resultKeys, resultKey{code: r.Code, text: t, name: strings.ToLower(r.Name)})
+		}
+	})
+	return resultKeys
+}
+
+// errorReportContexts are the ways callers report an ncclResult_t, lower
+// case: PyTorch's C10D_NCCL_CHECK ("NCCL error in: ..., unhandled system
+// error") and torch.cuda.nccl ("NCCL Error 2: unhandled system error"),
+// nccl-tests ("Test NCCL failure common.cu:777 'unhandled system error'"),
+// Horovod and NCCL's own API users ("ncclCommInitRank failed: invalid
+// usage"), vLLM's pynccl ("NCCL error: unhandled cuda error"), and the
+// second half of PyTorch's message when a paste breaks it after the file
+// name ("internal error - please report ..., NCCL version 2.19.3").
+var errorReportContexts = []string{"nccl error", "nccl failure", "failed: ", "failed with error", "nccl version ", "ncclunhandledcudaerror",
+	"ncclsystemerror", "ncclinternalerror", "ncclinvalidargument", "ncclinvalidusage", "ncclremoteerror"}
+
+// ncclErrorClass returns the ncclResult_t code a non-NCCL line reports
+// (PyTorch, nccl-tests, Horovod, vLLM output), or 0. NCCL's own WARN and
+// INFO lines are left to their rules: "NCCL WARN Cuda failure 'invalid
+// argument'" is a CUDA error, not an NCCL one.
+func ncclErrorClass(raw string) int {
+	if len(raw) > 4096 || strings.Contains(raw, "NCCL WARN") || strings.Contains(raw, "NCCL INFO") || strings.Contains(raw, "NCCL TRACE") {
+		return 0
+	}
+	low := strings.ToLower(raw)
+	if !strings.Contains(low, "nccl") {
+		return 0
+	}
+	if i := strings.Index(low, "nccl error "); i >= 0 {
+		// "NCCL Error 2: unhandled system error" (torch.cuda.nccl).
+		if n, ok := leadingInt(low[i+len("nccl error "):]); ok && n > 0 && n < 9 {
+			if _, known := errorClasses[n]; known {
+				return n
+			}
+		}
+	}
+	ctx := false
+	for _, c := range errorReportContexts {
+		if strings.Contains(low, c) {
+			ctx = true
+			break
+		}
+	}
+	if !ctx {
+		return 0
+	}
+	for _, k := range resultTexts() {
+		// "timeout" alone is every watchdog line's word: only the name.
+		if strings.Contains(low, k.name) || (k.code != 8 && strings.Contains(low, k.text)) {
+			return k.code
+		}
+	}
+	return 0
+}
+
+// scanTorchRules files the lines that report an NCCL error class but that
+// the NCCL-keyed filter skips ("ncclCommInitRank failed: unhandled system
+// error" holds no upper-case NCCL).
+func (p *parser) scanTorchRules(n int, raw string) {
+	if strings.Contains(raw, "NCCL") || ncclErrorClass(raw) == 0 {
+		return
+	}
+	p.add(&p.s.NCCLErrors, n, raw)
+}
+
+// ncclErrorCauses explains the error classes of the lines PyTorch and other
+// callers reported: the common causes of each, with their fixes.
+func ncclErrorCauses(lines []LineRef) string {
+	seen := map[int]bool{}
+	var codes []int
+	for _, l := range lines {
+		if c := ncclErrorClass(l.Text); c > 0 && !seen[c] {
+			seen[c] = true
+			codes = append(codes, c)
+		}
+	}
+	var b strings.Builder
+	for _, c := range codes {
+		ec := errorClasses[c]
+		fmt.Fprintf(&b, " %s (%s): %s", ec.name, strconv.Itoa(c), ec.causes)
+	}
+	return b.String()
+}

@@ -1,0 +1,192 @@
+package doctor
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
+)
+
+// inputForms returns the ways users paste one failing line: as printed,
+// behind torchrun's "[rank3]:" tag, Open MPI's "[1,3]<stderr>:" tag, a
+// timestamp, Ray's "(Worker pid=...)" tag, in ANSI colours, with CRLF line
+// ends, re-raised by PyTorch after "Last error:", inside torchrun's
+// ChildFailedError summary (indented), and alone (a truncated excerpt).
+func inputForms(line string) map[string]string {
+	reraise := "[rank1]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\n" +
+		"[rank1]: ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error. \n" +
+		"[rank1]: Last error:\n[rank1]: " + line + "\n"
+	elastic := "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n" +
+		"============================================================\ntrain.py FAILED\n" +
+		"------------------------------------------------------------\nRoot Cause (first observed failure):\n[0]:\n" +
+		"  time      : 2025-04-16_10:01:02\n  host      : node1\n  rank      : 0 (local_rank: 0)\n  exitcode  : 1 (pid: 4242)\n" +
+		"  traceback : Traceback (most recent call last):\n    work = default_pg.barrier(opts=opts)\n" +
+		"  torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\n" +
+		"  Last error:\n  " + line + "\n============================================================\n"
+	return map[string]string{
+		"plain":     line + "\n",
+		"torchrun":  "[rank3]: " + line + "\n",
+		"mpirun":    "[1,3]<stderr>:" + line + "\n",
+		"timestamp": "[2025-09-18 23:23:41] " + line + "\n",
+		"ray":       "(WorkerDict pid=30332) " + line + "\n",
+		"ansi":      "\x1b[31m" + line + "\x1b[0m\n",
+		"crlf":      "INFO: starting\r\n" + line + "\r\nINFO: exiting\r\n",
+		"reraise":   reraise,
+		"elastic":   elastic,
+	}
+}
+
+// TestTorchFamilyForms takes the key line of each published log of this
+// family (URL per case) through every input form: the rule its confirmed
+// cause implies must fire, and none of the rules it rules out.
+func TestTorchFamilyForms(t *testing.T) {
+	cases := []struct {
+		src, line, want string
+		not             []string
+		has             string // a fix or variable the explanation must name
+	}{
+		{"hiyouga/EasyR1#228", "Error while creating shared memory segment /dev/shm/nccl-UmqSM9 (size 7340384)",
+			"dev-shm-full", []string{"shm-attach-failed", "cuda-oom-nccl"}, "--shm-size"},
+		{"pytorch/ci-infra#490", "mt-l-x86:202016:202235 [0] misc/shmutils.cc:88 NCCL WARN Error: failed to extend /dev/shm/nccl-WU88OE to 9637892 bytes, error: No space left on device (28)",
+			"dev-shm-full", []string{"shm-attach-failed"}, "--ipc=host"},
+		{"NVIDIA/nccl#290", "gpu2-ru7:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device",
+			"dev-shm-full", []string{"shm-attach-failed", "nccl-warn"}, "df -h /dev/shm"},
+		{"NVIDIA/nccl#2190", "d4fde3314201:13740:13740 [7] misc/shmutils.cc:132 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl- (size 0), error: No such file or directory (2)",
+			"shm-attach-failed", []string{"dev-shm-full"}, "NCCL_CUMEM_HOST_ENABLE=0"},
+		{"hiyouga/EasyR1#505", "Error while attaching to shared memory segment /dev/shm/nccl-\u040c (size 0), error: No such file or directory (2)",
+			"shm-attach-failed", []string{"dev-shm-full"}, "NCCL_CUMEM_HOST_ENABLE=0"},
+		{"NVIDIA/Megatron-LM#661", "Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000",
+			"duplicate-gpu", []string{"dev-shm-full", "nccl-version-mismatch"}, "torch.cuda.set_device"},
+		{"NVIDIA/nccl v2.30.7-1 init.cc:1057", "Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.",
+			"duplicate-gpu", []string{"dev-shm-full"}, "device_id="},
+		{"NVIDIA/nccl-tests#287", "GENOA-06:4766:4780 [0] NCCL INFO ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856",
+			"gpu-newer-than-nccl", []string{"dev-shm-full", "duplicate-gpu"}, "2.26"},
+		{"NVIDIA/nccl-tests#98", "Test CUDA failure common.cu:1045 'CUDA driver version is insufficient for CUDA runtime version'",
+			"cuda-driver-too-old", []string{"p2p-pcie-hang"}, "nvidia-smi"},
+	}
+	for _, c := range cases {
+		for form, text := range inputForms(c.line) {
+			s, err := ParseLog(strings.NewReader(text), Options{})
+			if err != nil {
+				t.Fatalf("%s/%s: %v", c.src, form, err)
+			}
+			ds := Diagnose(s, ncclenv.Env{})
+			var ids []string
+			var expl string
+			for _, d := range ds {
+				ids = append(ids, d.ID)
+				if d.ID == c.want {
+					expl = d.Explanation
+				}
+			}
+			if !slices.Contains(ids, c.want) {
+				t.Errorf("%s (%s): diagnoses %v, want %s", c.src, form, ids, c.want)
+				continue
+			}
+			for _, no := range c.not {
+				if slices.Contains(ids, no) {
+					t.Errorf("%s (%s): %s fired: %v", c.src, form, no, ids)
+				}
+			}
+			if !strings.Contains(expl, c.has) {
+				t.Errorf("%s (%s): %s does not name %q: %s", c.src, form, c.want, c.has, expl)
+			}
+		}
+	}
+}
+
+// TestNCCLErrorClassForms: an ncclResult_t reported in each caller's
+// wording, with nothing else in the log, gives nccl-error naming the class's
+// common causes; NCCL's own WARN lines and watchdog timeouts are not read as
+// a class.
+func TestNCCLErrorClassForms(t *testing.T) {
+	cases := []struct {
+		src, line string
+		code      int
+		has       string
+	}{
+		{"NVIDIA/nccl#473 (nccl-tests)", "fastmoe: Test NCCL failure common.cu:777 'unhandled system error'", 2, "--ipc=host"},
+		{"NVIDIA/nccl#473 (torch.cuda.nccl)", "RuntimeError: NCCL Error 2: unhandled system error", 2, "df -h /dev/shm"},
+		{"horovod/horovod#3752", "[1,1]<stderr>:RuntimeError: ncclCommInitRank failed: invalid usage", 5, "torch.cuda.set_device"},
+		{"vllm-project/vllm#427", "RuntimeError: NCCL Error 5: invalid usage", 5, "LOCAL_RANK"},
+		{"vllm-project/vllm#6732", "[rank0]: RuntimeError: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)", 1, "NCCL_BUFFSIZE"},
+		{"NVIDIA/nccl-tests#322", "HCA-128: Test NCCL failure common.cu:1204 'unhandled cuda error (run with NCCL_DEBUG=INFO for details) / '", 1, "get_arch_list"},
+		{"pytorch/pytorch#122571", "internal error - please report this issue to the NCCL developers, NCCL version 2.19.3", 3, "NCCL_TOPO_FILE"},
+		{"pytorch/pytorch#122571 (re-raise)", "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1691, internal error - please report this issue to the NCCL developers, NCCL version 2.19.3", 3, "NCCL_TOPO_FILE"},
+		{"NVIDIA/nccl#1235 (re-raise)", "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.", 6, "first error"},
+	}
+	for _, c := range cases {
+		if got := ncclErrorClass(c.line); got != c.code {
+			t.Errorf("%s: class %d, want %d", c.src, got, c.code)
+		}
+		if c.code == 0 {
+			continue
+		}
+		s, err := ParseLog(strings.NewReader(c.line+"\n"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var expl string
+		for _, d := range Diagnose(s, ncclenv.Env{}) {
+			if d.ID == "nccl-error" {
+				expl = d.Explanation
+			}
+			if d.ID == "p2p-pcie-hang" {
+				t.Errorf("%s: p2p-pcie-hang fired on an error line", c.src)
+			}
+		}
+		if !strings.Contains(expl, c.has) {
+			t.Errorf("%s: nccl-error explanation lacks %q: %q", c.src, c.has, expl)
+		}
+	}
+	for _, line := range []string{
+		"node:1:2 [0] misc/shmutils.cc:103 NCCL WARN Cuda failure 'invalid argument'",
+		"[rank0]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7753, OpType=_REDUCE_SCATTER_BASE, NumelIn=544997376, NumelOut=68124672, Timeout(ms)=600000) ran for 600061 milliseconds before timing out.",
+		"Some NCCL operations have failed or timed out.",
+		"RuntimeError: CUDA error: invalid argument",
+		"h:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4",
+		"NCCL version 2.19.3",
+	} {
+		if c := ncclErrorClass(line); c != 0 {
+			t.Errorf("%q read as ncclResult_t %d", line, c)
+		}
+	}
+}
+
+// TestShmInfoIsNotFailure: NCCL's INFO lines that name a /dev/shm file
+// (2.18-2.29 shmutils.cc:92 "Allocated %ld bytes of shared memory in %s",
+// 2.30 shm.cc:435 "MMAP imported shareable host buffer %s size %zi ptr %p",
+// as NVIDIA/nccl#2190 and huggingface/accelerate#2183 print them) are no
+// /dev/shm failure.
+func TestShmInfoIsNotFailure(t *testing.T) {
+	log := "axon:5019:5088 [0] NCCL INFO Allocated 9637892 bytes of shared memory in /dev/shm/nccl-CmU6vI\n" +
+		"d4fde3314201:13739:13739 [6] NCCL INFO MMAP imported shareable host buffer /dev/shm/nccl-I9oUed size 13832192 ptr 0x7f802659c000\n" +
+		"h:1:2 [0] NCCL INFO cuMem host allocations do not appear to be working; falling back to a /dev/shm/ based implementation.\n"
+	s, err := ParseLog(strings.NewReader(log), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.ShmFailure.Empty() {
+		t.Errorf("shm failures %+v", s.ShmFailure)
+	}
+	for _, d := range Diagnose(s, ncclenv.Env{}) {
+		if d.ID == "dev-shm-full" || d.ID == "shm-attach-failed" {
+			t.Errorf("%s fired on INFO lines", d.ID)
+		}
+	}
+}
+
+func TestGarbledShmName(t *testing.T) {
+	for text, want := range map[string]bool{
+		"segment /dev/shm/nccl-UmqSM9 (size 7340384)": false,
+		"segment /dev/shm/nccl- (size 0)":             true,
+		"segment /dev/shm/nccl-\u040c (size 0)":       true,
+		"segment /dev/shm/nccl-ab (size 0)":           true,
+		"no path here":                                false,
+	} {
+		if got := garbledShmName(text); got != want {
+			t.Errorf("garbledShmName(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
