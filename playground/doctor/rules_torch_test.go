@@ -190,3 +190,36 @@ func TestGarbledShmName(t *testing.T) {
 		}
 	}
 }
+
+// TestWrappedWatchdogLines: a paste that breaks the watchdog's lines after
+// "timeout:" and "detected" (mila-iqia/milabench#269) keeps the collective,
+// its sequence number, the timeout and the per-rank progress; a broken line
+// followed by something else, or at the end of the log, is still read.
+func TestWrappedWatchdogLines(t *testing.T) {
+	log := "n [stderr] [rank14]:[E909 09:55:29.307629539 ProcessGroupNCCL.cpp:607] [Rank 14] Watchdog caught collective operation timeout: \n" +
+		"WorkNCCL(SeqNum=2070, OpType=REDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600034 milliseconds before timing out.\n" +
+		"n [stderr] [rank12]:[E909 09:55:29.313379098 ProcessGroupNCCL.cpp:1664] [PG 0 (default_pg) Rank 12] Exception (either an error or timeout) detected\n" +
+		"by watchdog at work: 2070, last enqueued NCCL work: 2070, last completed NCCL work: 2069.\n" +
+		"[Rank 3] Watchdog caught collective operation timeout:\n" +
+		"unrelated line\n" +
+		"[Rank 5] Watchdog caught collective operation timeout:"
+	s, err := ParseLog(strings.NewReader(log), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Timeouts) != 3 {
+		t.Fatalf("timeouts %+v, want 3", s.Timeouts)
+	}
+	if tm := s.Timeouts[0]; tm.Rank != 14 || tm.SeqNum != 2070 || tm.OpType != "REDUCE" || tm.TimeoutMs != 600000 || tm.RanForMs != 600034 || tm.Line != 1 {
+		t.Errorf("joined timeout %+v", tm)
+	}
+	if tm := s.Timeouts[1]; tm.Rank != 3 || tm.SeqNum != -1 || tm.Line != 5 {
+		t.Errorf("unjoined timeout %+v", tm)
+	}
+	if tm := s.Timeouts[2]; tm.Rank != 5 || tm.Line != 7 {
+		t.Errorf("timeout at the end %+v", tm)
+	}
+	if len(s.Progress) != 1 || s.Progress[0].Rank != 12 || s.Progress[0].Failed != 2070 || s.Progress[0].Completed != 2069 || s.Progress[0].Line != 3 {
+		t.Errorf("progress %+v", s.Progress)
+	}
+}

@@ -8,6 +8,9 @@ import (
 // torchLine handles a line that is not an NCCL-formatted message: PyTorch's
 // ProcessGroupNCCL watchdog, heartbeat monitor and error messages.
 func (p *parser) torchLine(n int, raw string) {
+	if p.deferWrapped(n, raw) {
+		return
+	}
 	switch {
 	case strings.Contains(raw, "Watchdog caught collective operation timeout"):
 		if strings.Contains(raw, "terminated with exception") {
@@ -172,4 +175,68 @@ func int64After(s string, keys ...string) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// wrapState holds a watchdog line whose details a terminal or a paste
+// moved to the next line ("... Watchdog caught collective operation
+// timeout: " then "WorkNCCL(SeqNum=2070, ...) ran for ...", or "...
+// Exception (either an error or timeout) detected" then "by watchdog at
+// work: 2070, last enqueued ...").
+type wrapState struct {
+	n        int
+	raw      string
+	flushing bool
+}
+
+// wrapHeads are the endings of a broken watchdog line and the start of the
+// line that completes each.
+var wrapHeads = []struct{ end, next string }{
+	{"Watchdog caught collective operation timeout:", "WorkNCCL("},
+	{"Exception (either an error or timeout) detected", "by watchdog at work"},
+	{"failure detected", "by watchdog at work"},
+}
+
+// deferWrapped keeps a watchdog line that ends where its details should
+// start, to be read with the next line; it reports whether it kept it.
+func (p *parser) deferWrapped(n int, raw string) bool {
+	if p.wrap.flushing {
+		return false
+	}
+	t := strings.TrimRight(raw, " \t\r")
+	for _, h := range wrapHeads {
+		if strings.HasSuffix(t, h.end) {
+			p.wrap = wrapState{n: n, raw: t}
+			return true
+		}
+	}
+	return false
+}
+
+// joinWrapped reads a kept watchdog line together with line n when n
+// completes it, else reads the kept line alone; it reports whether line n
+// was consumed.
+func (p *parser) joinWrapped(n int, b []byte) bool {
+	next := strings.TrimSpace(string(b))
+	for _, h := range wrapHeads {
+		if strings.HasSuffix(p.wrap.raw, h.end) && strings.HasPrefix(next, h.next) {
+			w := p.wrap
+			p.wrap = wrapState{flushing: true}
+			p.torchLine(w.n, w.raw+" "+next)
+			p.wrap = wrapState{}
+			return true
+		}
+	}
+	p.flushWrapped()
+	return false
+}
+
+// flushWrapped reads a kept watchdog line on its own.
+func (p *parser) flushWrapped() {
+	if p.wrap.raw == "" {
+		return
+	}
+	w := p.wrap
+	p.wrap = wrapState{flushing: true}
+	p.torchLine(w.n, w.raw)
+	p.wrap = wrapState{}
 }
