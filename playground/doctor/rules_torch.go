@@ -18,6 +18,22 @@ func init() { lineRules = append(lineRules, torchLineRules...) }
 
 var torchLineRules = []Rule{
 	{
+		ID: "kernel-launch-refused", Title: "CUDA refused to launch NCCL's kernel", Severity: Error,
+		// CUDACHECK/CUCHECK around cudaLaunchKernel(ExC) / cuLaunchKernelEx
+		// in src/enqueue.cc (v2.19.3-1 enqueue.cc:1085-1090, v2.25.1-1
+		// enqueue.cc:1500, v2.30.7-1 enqueue.cc:1839) print "Cuda failure
+		// N '...'" there.
+		Any: []string{"enqueue.cc"},
+		All: []string{"Cuda failure"},
+		// Out of memory is cuda-oom-nccl's; no code for the architecture
+		// ("invalid device function", "no kernel image") gpu-arch-not-built's.
+		None:        []string{"out of memory", "invalid device function", "no kernel image"},
+		Explanation: "The CUDA call that launches NCCL's collective kernel (in enqueue.cc) failed, so no collective ran. \"invalid argument\" at the launch means the launch configuration does not fit this GPU: the NCCL build is older than the GPU and asks for more shared memory per block than the device has, as NCCL 2.25 and older do on Blackwell (RTX 5090, RTX PRO 6000: \"ncclMaxSharedMem ... exceeds device/fn maxSharedMem\" at init). An error of an earlier kernel (\"an illegal memory access\", \"unspecified launch failure\") is reported at the next launch too: then the cause is that kernel, not NCCL.",
+		Fix:         "Use an NCCL release that supports the GPU: 2.26 or later for Blackwell (a newer PyTorch or framework wheel, or `pip install -U nvidia-nccl-cu12` and make sure that copy is loaded, or the container's newer libnccl). For an earlier kernel's fault, rerun with CUDA_LAUNCH_BLOCKING=1 to find it.",
+		Check:       "`python -c \"import torch; print(torch.cuda.get_device_name(), torch.cuda.get_device_capability(), torch.cuda.nccl.version())\"`, the \"NCCL version\" line of an NCCL_DEBUG=INFO log, and `grep ncclMaxSharedMem` in it.",
+		Links:       []Link{linkVersions, linkTroubleshoot, envLink("NCCL_DEBUG")},
+	},
+	{
 		ID: "shm-attach-failed", Title: "A rank could not open the shared-memory segment of its peer", Severity: Error,
 		// "Error while %s shared memory segment %s (size %ld)" with
 		// "attaching to" (shmutils.cc up to 2.29, os/linux.cc in 2.30):

@@ -64,6 +64,20 @@ func TestTorchFamilyForms(t *testing.T) {
 			"gpu-newer-than-nccl", []string{"dev-shm-full", "duplicate-gpu"}, "2.26"},
 		{"NVIDIA/nccl-tests#98", "Test CUDA failure common.cu:1045 'CUDA driver version is insufficient for CUDA runtime version'",
 			"cuda-driver-too-old", []string{"p2p-pcie-hang"}, "nvidia-smi"},
+		{"NVIDIA/TensorRT-LLM#4238", "[1] enqueue.cc:1500 NCCL WARN Cuda failure 1 'invalid argument'",
+			"kernel-launch-refused", []string{"gpu-arch-not-built", "cuda-oom-nccl"}, "2.26"},
+		{"NVIDIA/nccl#444", "[3] enqueue.cc:215 NCCL WARN Cuda failure 'invalid device function'",
+			"gpu-arch-not-built", []string{"kernel-launch-refused"}, "compute capability"},
+		{"NVIDIA/nccl#1235", "ng30903:3063028:3066152 [3] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes",
+			"cuda-oom-nccl", []string{"dev-shm-full", "nvls-failure"}, "NCCL_BUFFSIZE"},
+		{"Hellod035/LeggedLab#26", "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+			"gpu-arch-not-built", []string{"cuda-oom-nccl"}, "get_arch_list"},
+		{"mosaicml/composer#3266", "[W Utils.hpp:108] Warning: Environment variable NCCL_ASYNC_ERROR_HANDLING is deprecated; use TORCH_NCCL_ASYNC_ERROR_HANDLING instead (function getCvarString)",
+			"env-deprecated", []string{"collective-timeout"}, "TORCH_NCCL_ASYNC_ERROR_HANDLING"},
+		{"hiyouga/LlamaFactory#7396", "[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168, NumelOut=466119168, Timeout(ms)=600000) ran for 600060 milliseconds before timing out.",
+			"collective-timeout", []string{"dev-shm-full", "cuda-oom-nccl"}, "TORCH_NCCL_DUMP_ON_TIMEOUT"},
+		{"modelscope/ms-swift#7992", "[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 1] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=3",
+			"watchdog-heartbeat-abort", []string{"dev-shm-full"}, "TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC"},
 	}
 	for _, c := range cases {
 		for form, text := range inputForms(c.line) {
