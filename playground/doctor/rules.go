@@ -244,11 +244,14 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "cuda-driver-too-old", Title: "The CUDA driver is older than the CUDA runtime", Severity: Error,
-		Any:         []string{"CUDA driver version is insufficient", "cudaErrorInsufficientDriver", "driver version is insufficient for CUDA runtime"},
+		// PyTorch's own check (c10/cuda/CUDAFunctions.cpp, v2.6.0): "The
+		// NVIDIA driver on your system is too old (found version N)".
+		Any:         []string{"CUDA driver version is insufficient", "cudaErrorInsufficientDriver", "driver version is insufficient for CUDA runtime", "The NVIDIA driver on your system is too old"},
 		Explanation: "The NVIDIA driver is older than the CUDA runtime that PyTorch and NCCL were built with, so CUDA calls fail before NCCL can start.",
 		Fix:         "Upgrade the driver, or use a PyTorch/NCCL build for an older CUDA (or the CUDA forward-compatibility package on data-center GPUs).",
 		Check:       "`nvidia-smi` (Driver Version, CUDA Version) against `python -c \"import torch; print(torch.version.cuda)\"`.",
 		Links:       []Link{linkTroubleshoot},
+		Explain:     explainDriverVersion,
 	},
 }
 

@@ -210,3 +210,19 @@ func ncclErrorCauses(lines []LineRef) string {
 	}
 	return b.String()
 }
+
+// explainDriverVersion reads PyTorch's "(found version 11000)": the CUDA
+// version the driver supports, as cudaDriverGetVersion returns it
+// (1000*major + 10*minor).
+func explainDriverVersion(lines []LineRef, s *Summary) string {
+	for _, l := range lines {
+		i := strings.Index(l.Text, "(found version ")
+		if i < 0 {
+			continue
+		}
+		if v, ok := leadingInt(l.Text[i+len("(found version "):]); ok && v >= 1000 {
+			return fmt.Sprintf("The driver supports CUDA up to %d.%d (found version %d); the PyTorch build needs its own CUDA version or newer (torch.version.cuda): install a driver for that CUDA release, or a PyTorch build for CUDA %d.%d or older.", v/1000, v%1000/10, v, v/1000, v%1000/10)
+		}
+	}
+	return ""
+}

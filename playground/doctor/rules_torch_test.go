@@ -64,6 +64,8 @@ func TestTorchFamilyForms(t *testing.T) {
 			"gpu-newer-than-nccl", []string{"dev-shm-full", "duplicate-gpu"}, "2.26"},
 		{"NVIDIA/nccl-tests#98", "Test CUDA failure common.cu:1045 'CUDA driver version is insufficient for CUDA runtime version'",
 			"cuda-driver-too-old", []string{"p2p-pcie-hang"}, "nvidia-smi"},
+		{"IEIT-Yuan/Yuan-2.0#65", "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 11000). Please update your GPU driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx",
+			"cuda-driver-too-old", []string{"gpu-arch-not-built"}, "CUDA up to 11.0"},
 		{"NVIDIA/TensorRT-LLM#4238", "[1] enqueue.cc:1500 NCCL WARN Cuda failure 1 'invalid argument'",
 			"kernel-launch-refused", []string{"gpu-arch-not-built", "cuda-oom-nccl"}, "2.26"},
 		{"NVIDIA/nccl#444", "[3] enqueue.cc:215 NCCL WARN Cuda failure 'invalid device function'",
