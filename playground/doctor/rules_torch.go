@@ -23,8 +23,12 @@ var torchLineRules = []Rule{
 		// in src/enqueue.cc (v2.19.3-1 enqueue.cc:1085-1090, v2.25.1-1
 		// enqueue.cc:1500, v2.30.7-1 enqueue.cc:1839) print "Cuda failure
 		// N '...'" there.
+		// Only "invalid argument": 2.19's enqueue.cc also sets kernel
+		// attributes at init, where "out of memory" and the "invalid
+		// resource handle" after it (NVIDIA/TensorRT-LLM#1670) are
+		// cuda-oom-nccl's.
 		Any: []string{"enqueue.cc"},
-		All: []string{"Cuda failure"},
+		All: []string{"Cuda failure", "'invalid argument'"},
 		// Out of memory is cuda-oom-nccl's; no code for the architecture
 		// ("invalid device function", "no kernel image") gpu-arch-not-built's.
 		None:        []string{"out of memory", "invalid device function", "no kernel image"},

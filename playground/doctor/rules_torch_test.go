@@ -68,6 +68,8 @@ func TestTorchFamilyForms(t *testing.T) {
 			"cuda-driver-too-old", []string{"gpu-arch-not-built"}, "CUDA up to 11.0"},
 		{"NVIDIA/TensorRT-LLM#4238", "[1] enqueue.cc:1500 NCCL WARN Cuda failure 1 'invalid argument'",
 			"kernel-launch-refused", []string{"gpu-arch-not-built", "cuda-oom-nccl"}, "2.26"},
+		{"NVIDIA/TensorRT-LLM#1670", "VM-0-16-ubuntu:392:494 [2] enqueue.cc:43 NCCL WARN Cuda failure 'out of memory'\nVM-0-16-ubuntu:392:494 [2] enqueue.cc:54 NCCL WARN Cuda failure 'invalid resource handle'",
+			"cuda-oom-nccl", []string{"kernel-launch-refused", "gpu-newer-than-nccl"}, "NCCL_BUFFSIZE"},
 		{"NVIDIA/nccl#444", "[3] enqueue.cc:215 NCCL WARN Cuda failure 'invalid device function'",
 			"gpu-arch-not-built", []string{"kernel-launch-refused"}, "compute capability"},
 		{"NVIDIA/nccl#1235", "ng30903:3063028:3066152 [3] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes",
