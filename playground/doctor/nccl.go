@@ -94,8 +94,6 @@ func (p *parser) warn(n int, msg, raw string) {
 		p.mismatchCodes(n, msg, raw)
 	case isPeerLost(msg):
 		p.add(&p.s.PeerLost, n, raw)
-	case isShmFailure(msg):
-		p.add(&p.s.ShmFailure, n, raw)
 	case strings.Contains(msg, "P2P is disabled between"):
 		p.add(&p.s.P2PDisabled, n, raw)
 	}

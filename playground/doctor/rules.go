@@ -278,9 +278,11 @@ func (p *parser) scanRules(n int, raw string) {
 	}
 	p.scanNetCues(n, raw)
 	p.scanTorchRules(n, raw)
-	if !strings.Contains(raw, "NCCL WARN") && isShmFailure(raw) {
-		// PyTorch's re-raise ("Last error: Error while creating shared
-		// memory segment ...") and launcher output carry no WARN prefix.
+	if isShmFailure(raw) {
+		// Every line, NCCL's WARN as well as PyTorch's re-raise ("Last
+		// error: Error while creating shared memory segment ...") and
+		// launcher output, which carry no WARN prefix or one NCCL's
+		// format does not parse.
 		p.add(&p.s.ShmFailure, n, raw)
 	}
 }
