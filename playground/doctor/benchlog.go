@@ -152,8 +152,9 @@ func (p *parser) benchLine(n int, b []byte) {
 
 // dropLauncherTag removes the tag a launcher puts before each line it
 // relays: Open MPI's "[1,0]<stdout>:", torchrun's "[rank3]:", the "[0] "
-// of mpirun --tag-output variants, or a bracketed time stamp, so that
-// tables printed through them are read like bare ones.
+// of mpirun --tag-output variants, a bracketed time stamp, Ray's "(Worker
+// pid=N, ...)", srun -l's "N: " or pdsh's "host: ", so that tables printed
+// through them are read like bare ones.
 func dropLauncherTag(s string) string {
 	t := strings.TrimLeft(s, " ")
 	for strings.HasPrefix(t, "[") {
@@ -169,6 +170,16 @@ func dropLauncherTag(s string) string {
 		} else if !strings.HasPrefix(rest, " ") || !(ascii.Digits(t[1:end]) || isTimestamp(t[1:end])) {
 			break
 		}
+		t = strings.TrimLeft(rest, " ")
+	}
+	if strings.HasPrefix(t, "(") {
+		// Ray's "(RayWorkerWrapper pid=38530, ip=10.244.1.95) ".
+		if end := strings.IndexByte(t, ')'); end > 0 && end < 96 && strings.Contains(t[:end], "pid=") {
+			t = strings.TrimLeft(t[end+1:], " ")
+		}
+	}
+	if f, rest, ok := strings.Cut(t, ": "); ok && f != "" && len(f) <= 64 && !strings.ContainsAny(f, " \t[(#") {
+		// srun -l's "0: " and pdsh's (and DeepSpeed's launcher's) "host: ".
 		t = strings.TrimLeft(rest, " ")
 	}
 	if t == strings.TrimLeft(s, " ") {

@@ -12,13 +12,17 @@ import (
 
 // lineForms rewrite every line of a log the way a launcher, a terminal or
 // a paste does: torchrun's "[rankN]:" tag, Open MPI's "[1,N]<stdout>:"
-// tag, a timestamp, ANSI colours around each line, CRLF line ends.
+// tag, a timestamp, ANSI colours around each line, CRLF line ends, Ray's
+// worker tag, pdsh/DeepSpeed's "host: " and srun -l's "N: ".
 var lineForms = map[string]func(i int, line string) string{
 	"torchrun":  func(i int, l string) string { return "[rank" + string(rune('0'+i%8)) + "]:" + l },
 	"mpirun":    func(i int, l string) string { return "[1," + string(rune('0'+i%8)) + "]<stdout>:" + l },
 	"timestamp": func(i int, l string) string { return "[2025-09-18 23:23:41] " + l },
 	"ansi":      func(i int, l string) string { return "\x1b[32m" + l + "\x1b[0m" },
 	"crlf":      func(i int, l string) string { return l + "\r" },
+	"ray":       func(i int, l string) string { return "(RayWorkerWrapper pid=38530, ip=10.244.1.95) " + l },
+	"pdsh":      func(i int, l string) string { return "rdma-test-gpu-worker-1: " + l },
+	"srun":      func(i int, l string) string { return string(rune('0'+i%8)) + ": " + l },
 }
 
 // TestConfirmedLogsInEveryForm rewrites each published log with a

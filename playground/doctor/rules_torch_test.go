@@ -10,9 +10,10 @@ import (
 
 // inputForms returns the ways users paste one failing line: as printed,
 // behind torchrun's "[rank3]:" tag, Open MPI's "[1,3]<stderr>:" tag, a
-// timestamp, Ray's "(Worker pid=...)" tag, in ANSI colours, with CRLF line
-// ends, re-raised by PyTorch after "Last error:", inside torchrun's
-// ChildFailedError summary (indented), and alone (a truncated excerpt).
+// timestamp, Ray's "(Worker pid=...)" and vLLM's worker tags, in ANSI
+// colours, with CRLF line ends, re-raised by PyTorch after "Last error:",
+// inside torchrun's ChildFailedError summary (indented), and alone (a
+// truncated excerpt).
 func inputForms(line string) map[string]string {
 	reraise := "[rank1]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\n" +
 		"[rank1]: ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error. \n" +
@@ -30,6 +31,7 @@ func inputForms(line string) map[string]string {
 		"mpirun":    "[1,3]<stderr>:" + line + "\n",
 		"timestamp": "[2025-09-18 23:23:41] " + line + "\n",
 		"ray":       "(WorkerDict pid=30332) " + line + "\n",
+		"vllm":      "(VllmWorker rank=1 pid=477) ERROR 07-22 12:55:39 [multiproc_executor.py:618] " + line + "\n",
 		"ansi":      "\x1b[31m" + line + "\x1b[0m\n",
 		"crlf":      "INFO: starting\r\n" + line + "\r\nINFO: exiting\r\n",
 		"reraise":   reraise,
