@@ -32,8 +32,8 @@ var torchLineRules = []Rule{
 		// Out of memory is cuda-oom-nccl's; no code for the architecture
 		// ("invalid device function", "no kernel image") gpu-arch-not-built's.
 		None:        []string{"out of memory", "invalid device function", "no kernel image"},
-		Explanation: "The CUDA call that launches NCCL's collective kernel (in enqueue.cc) failed, so no collective ran. \"invalid argument\" at the launch means the launch configuration does not fit this GPU: the NCCL build is older than the GPU and asks for more shared memory per block than the device has, as NCCL 2.25 and older do on Blackwell (RTX 5090, RTX PRO 6000: \"ncclMaxSharedMem ... exceeds device/fn maxSharedMem\" at init). An error of an earlier kernel (\"an illegal memory access\", \"unspecified launch failure\") is reported at the next launch too: then the cause is that kernel, not NCCL.",
-		Fix:         "Use an NCCL release that supports the GPU: 2.26 or later for Blackwell (a newer PyTorch or framework wheel, or `pip install -U nvidia-nccl-cu12` and make sure that copy is loaded, or the container's newer libnccl). For an earlier kernel's fault, rerun with CUDA_LAUNCH_BLOCKING=1 to find it.",
+		Explanation: "CUDA refused the launch of NCCL's collective kernel (enqueue.cc) with \"invalid argument\": the launch does not fit this GPU, because the NCCL build is older than the GPU and asks for more shared memory per block than it has, as NCCL 2.25 and older do on Blackwell (RTX 5090, RTX PRO 6000; \"ncclMaxSharedMem ... exceeds device/fn maxSharedMem\" at init).",
+		Fix:         "Use an NCCL release that supports the GPU: 2.26 or later for Blackwell (a newer PyTorch or framework wheel, or `pip install -U nvidia-nccl-cu12` and make sure that copy is loaded).",
 		Check:       "`python -c \"import torch; print(torch.cuda.get_device_name(), torch.cuda.get_device_capability(), torch.cuda.nccl.version())\"`, the \"NCCL version\" line of an NCCL_DEBUG=INFO log, and `grep ncclMaxSharedMem` in it.",
 		Links:       []Link{linkVersions, linkTroubleshoot, envLink("NCCL_DEBUG")},
 	},
@@ -43,16 +43,16 @@ var torchLineRules = []Rule{
 		// "attaching to" (shmutils.cc up to 2.29, os/linux.cc in 2.30):
 		// the peer created the segment, this rank could not open it.
 		Any: []string{"Error while attaching to shared memory segment"},
-		Explanation: "A rank tried to open a host-memory segment that a peer on the same host created for it, and the file was not there. This is not a full /dev/shm (that fails while creating). " +
-			"Either the two ranks chose different ways to share host memory: since NCCL 2.26.3 every process probes cuMem host allocations on its own and falls back to /dev/shm files when the probe fails (\"cuMem host allocations do not appear to be working\"), which happens on hosts with memoryless NUMA nodes (unpopulated memory channels, NPS/SNC settings) or containers that hide NUMA, so one rank sends a cuMem handle the other reads as a file name: the name comes out empty or garbled and the size 0. " +
-			"Or the ranks do not see the same /dev/shm: processes of one host in separate containers or pods without a shared IPC namespace, or a peer that already exited and removed its files.",
+		Explanation: "A rank could not open a host-memory segment a peer of its host created for it; /dev/shm is not full (that fails while creating). " +
+			"Either the ranks share host memory in different ways: since NCCL 2.26.3 each process probes cuMem host allocations and falls back to /dev/shm files when the probe fails (\"cuMem host allocations do not appear to be working\"), as on hosts with memoryless NUMA nodes or containers that hide NUMA; a rank then reads its peer's cuMem handle as a file name, empty or garbled, of size 0. " +
+			"Or the ranks do not see one /dev/shm (separate containers or pods without a shared IPC namespace), or the peer already exited.",
 		Fix:   "Set NCCL_CUMEM_HOST_ENABLE=0 on every rank (all ranks then use /dev/shm files), or fix the NUMA layout (populate the memory channels, one NUMA node per socket in the BIOS); run the ranks of a host in one container, or start the containers with --ipc=host (Kubernetes: one pod, or hostIPC); look for an earlier error on the peer if it exited first.",
 		Check: "`numactl -H` (a node with CPUs and 0 MB, or memory without CPUs), `grep -i cumem` in an NCCL_DEBUG=INFO log of every rank (which ranks fell back to /dev/shm), `ls -la /dev/shm` in each container, and a rerun with NCCL_CUMEM_HOST_ENABLE=0.",
 		Links: []Link{envLink("NCCL_CUMEM_HOST_ENABLE"), linkDevShm, linkSHM},
 		Explain: func(lines []LineRef, s *Summary) string {
 			for _, l := range lines {
 				if strings.Contains(l.Text, "(size 0)") || garbledShmName(l.Text) {
-					return "The segment name is empty or garbled and its size 0: the peer sent a cuMem handle, not a file name, so the ranks disagree on NCCL_CUMEM_HOST_ENABLE (or on whether cuMem host memory works): set NCCL_CUMEM_HOST_ENABLE=0 everywhere."
+					return "Here the name is empty or garbled and the size 0: the ranks disagree on cuMem host memory; set NCCL_CUMEM_HOST_ENABLE=0 everywhere."
 				}
 			}
 			return ""
