@@ -18,6 +18,31 @@ func init() { lineRules = append(lineRules, torchLineRules...) }
 
 var torchLineRules = []Rule{
 	{
+		ID: "graph-capture-unsupported", Title: "NCCL refused to be captured in a CUDA graph", Severity: Error,
+		// ncclCudaGetCapturingGraph (src/misc/strongstream.cc): the stream is
+		// being captured but libnccl was built with CUDA < 11.3 or the
+		// driver's CUDA version is < 11.3 (cudaDriverVersion < 11030).
+		Any:      []string{"NCCL cannot be captured in a graph"},
+		Messages: []string{"NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 or if the installed CUDA driver < R465."},
+		Explanation: "A collective was issued while its stream was being captured into a CUDA graph (PyTorch's CUDA graphs, vLLM's and SGLang's graph capture, torch.compile's cudagraphs mode), and the NCCL library in use cannot be captured: it was built with a CUDA runtime older than 11.3, or the driver supports CUDA older than 11.3 (R465), so NCCL returns invalid usage. " +
+			"The libnccl loaded is often not the one expected: a second copy (a system libnccl on LD_LIBRARY_PATH, a framework's own bundled NCCL built for an older CUDA) shadows the PyTorch wheel's.",
+		Fix:   "Load a libnccl built with CUDA 11.3 or later (remove or reorder the older copy on the library path; in vLLM, VLLM_NCCL_SO_PATH names the one it loads) and use a driver of R465 or later; as a workaround run without CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph).",
+		Check: "The \"NCCL version 2.x.y+cudaZ\" and \"cudaDriverVersion\" lines of an NCCL_DEBUG=INFO log, `nvidia-smi` (driver), and `lsof -p PID | grep libnccl` (or `ldd`) for the library actually loaded.",
+		Links: []Link{linkVersions, envLink("NCCL_DEBUG")},
+		Explain: func(lines []LineRef, s *Summary) string {
+			var parts []string
+			for _, v := range s.Versions {
+				if maj, min, ok := cudaRelease(v.CUDA); ok && (maj < 11 || maj == 11 && min < 3) {
+					parts = append(parts, "NCCL "+v.Version+" here was built with CUDA "+v.CUDA+", older than 11.3.")
+				}
+			}
+			if d, ok := leadingInt(s.CUDADriver); ok && d > 0 && d < 11030 {
+				parts = append(parts, fmt.Sprintf("The driver supports CUDA %d.%d only (cudaDriverVersion %d).", d/1000, d%1000/10, d))
+			}
+			return strings.Join(parts, " ")
+		},
+	},
+	{
 		ID: "kernel-launch-refused", Title: "CUDA refused to launch NCCL's kernel", Severity: Error,
 		// CUDACHECK/CUCHECK around cudaLaunchKernel(ExC) / cuLaunchKernelEx
 		// in src/enqueue.cc (v2.19.3-1 enqueue.cc:1085-1090, v2.25.1-1
@@ -229,4 +254,13 @@ func explainDriverVersion(lines []LineRef, s *Summary) string {
 		}
 	}
 	return ""
+}
+
+// cudaRelease reads "11.0" (VersionSeen.CUDA, from "NCCL version
+// 2.18.1+cuda11.0"), with or without the "cuda" prefix.
+func cudaRelease(s string) (major, minor int, ok bool) {
+	a, b, _ := strings.Cut(strings.TrimPrefix(s, "cuda"), ".")
+	major, err1 := strconv.Atoi(a)
+	minor, err2 := strconv.Atoi(b)
+	return major, minor, err1 == nil && err2 == nil
 }

@@ -68,6 +68,8 @@ func TestTorchFamilyForms(t *testing.T) {
 			"cuda-driver-too-old", []string{"p2p-pcie-hang"}, "nvidia-smi"},
 		{"IEIT-Yuan/Yuan-2.0#65", "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 11000). Please update your GPU driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx",
 			"cuda-driver-too-old", []string{"gpu-arch-not-built"}, "CUDA up to 11.0"},
+		{"vllm-project/vllm#7201", "iZ1pp06qu51oiorg7t0nrwZ:3615176:3615176 [0] misc/strongstream.cc:53 NCCL WARN NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 or if the installed CUDA driver < R465.",
+			"graph-capture-unsupported", []string{"duplicate-gpu", "kernel-launch-refused"}, "--enforce-eager"},
 		{"NVIDIA/TensorRT-LLM#4238", "[1] enqueue.cc:1500 NCCL WARN Cuda failure 1 'invalid argument'",
 			"kernel-launch-refused", []string{"gpu-arch-not-built", "cuda-oom-nccl"}, "2.26"},
 		{"NVIDIA/TensorRT-LLM#1670", "VM-0-16-ubuntu:392:494 [2] enqueue.cc:43 NCCL WARN Cuda failure 'out of memory'\nVM-0-16-ubuntu:392:494 [2] enqueue.cc:54 NCCL WARN Cuda failure 'invalid resource handle'",
@@ -242,4 +244,24 @@ func TestWrappedWatchdogLines(t *testing.T) {
 	if len(s.Progress) != 1 || s.Progress[0].Rank != 12 || s.Progress[0].Failed != 2070 || s.Progress[0].Completed != 2069 || s.Progress[0].Line != 3 {
 		t.Errorf("progress %+v", s.Progress)
 	}
+}
+
+func TestGraphCaptureNamesOldBuild(t *testing.T) {
+	log := "h:1:1 [0] NCCL INFO cudaDriverVersion 11020\nNCCL version 2.18.1+cuda11.0\n" +
+		"h:1:1 [0] misc/strongstream.cc:53 NCCL WARN NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 or if the installed CUDA driver < R465.\n"
+	s, err := ParseLog(strings.NewReader(log), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range Diagnose(s, ncclenv.Env{}) {
+		if d.ID == "graph-capture-unsupported" {
+			for _, want := range []string{"built with CUDA 11.0", "CUDA 11.2 only"} {
+				if !strings.Contains(d.Explanation, want) {
+					t.Errorf("explanation lacks %q: %s", want, d.Explanation)
+				}
+			}
+			return
+		}
+	}
+	t.Error("graph-capture-unsupported did not fire")
 }
