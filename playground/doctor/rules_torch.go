@@ -18,6 +18,21 @@ func init() { lineRules = append(lineRules, torchLineRules...) }
 
 var torchLineRules = []Rule{
 	{
+		ID: "worker-signal", Title: "A worker process was ended by a signal", Severity: Error,
+		// torchrun's summary (torch/distributed/elastic/multiprocessing/
+		// errors/__init__.py: "Signal {n} ({name}) received by PID {pid}",
+		// "exitcode  : -6 (pid: ...)") and its log line (api.py: "failed
+		// (exitcode: -6) local_rank: 0 (pid: ...)").
+		// UCX's and libSegFault's handlers print "Caught signal 7 (Bus
+		// error: ...)" with a backtrace; the shell "Bus error (core dumped)".
+		Any:         []string{") received by PID ", "failed (exitcode: -", "exitcode  : -", "Caught signal ", "Bus error (core dumped)"},
+		Explanation: "torchrun reports that a worker died from a signal, not from a Python exception: the worker's own output before the summary holds the cause. The signal says where to look.",
+		Fix:         "SIGABRT (-6): read the worker's last lines: PyTorch's NCCL watchdog aborts the process after a collective timeout or an NCCL error (\"taking the entire process down\"), a C++ exception does too (\"terminate called after throwing\"). SIGKILL (-9): host memory (the kernel's OOM killer, a Kubernetes OOMKilled or Slurm memory limit): lower host-memory use (DataLoader workers, pinned memory, checkpoint loading) or raise the limit. SIGBUS (-7): shared memory ran out, /dev/shm too small in a container: --shm-size=8g or --ipc=host (Kubernetes: emptyDir medium Memory at /dev/shm). SIGSEGV (-11): a crash in native code, often two builds of one library loaded together (NCCL, CUDA): check what the process loads. SIGTERM (-15): stopped from outside, usually because another rank failed first: find that rank's error.",
+		Check:       "`dmesg -T | grep -i -E 'killed process|out of memory'` and the scheduler's reason (`kubectl describe pod`, `sacct -j JOB -o State,ExitCode`) for -9; `df -h /dev/shm` in the container for -7; the first error of every rank's log for -6 and -15.",
+		Links:       []Link{linkTimeout, linkDevShm, linkTroubleshoot},
+		Explain:     explainSignal,
+	},
+	{
 		ID: "graph-capture-unsupported", Title: "NCCL refused to be captured in a CUDA graph", Severity: Error,
 		// ncclCudaGetCapturingGraph (src/misc/strongstream.cc): the stream is
 		// being captured but libnccl was built with CUDA < 11.3 or the
@@ -263,4 +278,42 @@ func cudaRelease(s string) (major, minor int, ok bool) {
 	major, err1 := strconv.Atoi(a)
 	minor, err2 := strconv.Atoi(b)
 	return major, minor, err1 == nil && err2 == nil
+}
+
+// signalNames are the signals torchrun reports most (Linux numbers).
+var signalNames = map[int]string{6: "SIGABRT", 7: "SIGBUS", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM"}
+
+// explainSignal names the signal of the first evidence line that gives
+// one, and ties SIGABRT to a watchdog timeout when the log has one.
+func explainSignal(lines []LineRef, s *Summary) string {
+	for _, l := range lines {
+		n := 0
+		if strings.Contains(l.Text, "Bus error") {
+			n = 7
+		}
+		for _, key := range []string{"Signal ", "signal ", "exitcode: -", "exitcode  : -"} {
+			if n != 0 {
+				break
+			}
+			if i := strings.Index(l.Text, key); i >= 0 {
+				if v, ok := leadingInt(l.Text[i+len(key):]); ok {
+					n = v
+					break
+				}
+			}
+		}
+		name, ok := signalNames[n]
+		if !ok {
+			continue
+		}
+		out := fmt.Sprintf("Here the signal is %d (%s).", n, name)
+		if n == 7 {
+			out += " A bus error on shared memory means the file behind it could not get pages: in a container, /dev/shm is full (64 MB by default in Docker); start it with --shm-size or --ipc=host."
+		}
+		if n == 6 && (len(s.Timeouts) > 0 || !s.TimeoutLines.Empty() || !s.TearDown.Empty()) {
+			out += " The log also shows the NCCL watchdog's timeout or teardown: that abort is its doing, and the collective timeout is the failure to explain."
+		}
+		return out
+	}
+	return ""
 }
