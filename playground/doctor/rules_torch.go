@@ -18,6 +18,29 @@ func init() { lineRules = append(lineRules, torchLineRules...) }
 
 var torchLineRules = []Rule{
 	{
+		ID: "device-not-set", Title: "The process never told PyTorch which GPU it uses", Severity: Warning,
+		// ProcessGroupNCCL.cpp (v2.6.0, barrier): "using GPU N to perform
+		// barrier as devices used by this process are currently unknown";
+		// later releases: "using GPU N as device used by this process is
+		// currently unknown".
+		Any:         []string{"used by this process are currently unknown", "used by this process is currently unknown"},
+		Explanation: "PyTorch had to guess this rank's GPU (global rank modulo the GPUs it sees) because neither torch.cuda.set_device nor device_id= told it. The guess is wrong whenever ranks are not numbered that way on a host (a scheduler that assigns ranks across nodes cyclically, fewer processes than GPUs, one GPU per process through CUDA_VISIBLE_DEVICES), and then two ranks share a GPU (\"Duplicate GPU detected\") or a barrier or the first collective hangs.",
+		Fix:         "Call `torch.cuda.set_device(int(os.environ[\"LOCAL_RANK\"]))` before `init_process_group`, or pass `device_id=torch.device(\"cuda\", local_rank)` to it; for a barrier before any collective, `dist.barrier(device_ids=[local_rank])`.",
+		Check:       "Print RANK, LOCAL_RANK, CUDA_VISIBLE_DEVICES and `torch.cuda.current_device()` on every rank right before init_process_group.",
+		Links:       []Link{linkTroubleshoot},
+	},
+	{
+		ID: "store-uniqueid-timeout", Title: "A rank waited in vain for rank 0's NCCL unique id", Severity: Error,
+		// ProcessGroupNCCL.cpp (v2.6.0, broadcastUniqueNCCLID): "[r] is setting
+		// up NCCL communicator and retrieving ncclUniqueId from [0] via c10d
+		// key-value store by key 'K', but store->get('K') got error: ...".
+		Any:         []string{"retrieving ncclUniqueId from [0] via c10d key-value store"},
+		Explanation: "Creating an NCCL communicator, this rank waited for rank 0 of the group to publish the communicator's unique id in the c10d store, and it never came. Rank 0 did not create that communicator: it crashed or exited first, is stuck or slow elsewhere (loading, compiling, another collective), or reached a different process group or collective first, because ranks create groups (new_group, device meshes) or call their first collective on them in a different order, or set up their devices differently (device_id= on some groups only, a device guessed from rank % GPU count). A store that cannot be reached gives the same error.",
+		Fix:         "Read rank 0's log for its own error first. Then make every rank create its process groups in the same order and run the first collective of each in the same order, and give each rank its device before init_process_group (`torch.cuda.set_device(local_rank)` or `device_id=`, the same way for every group). Raise the timeout only if rank 0 is legitimately slow.",
+		Check:       "Rank 0's output around the same time, TORCH_DISTRIBUTED_DEBUG=DETAIL (checks collective order), and that MASTER_ADDR:MASTER_PORT is reachable from this rank (`nc -zv $MASTER_ADDR $MASTER_PORT`).",
+		Links:       []Link{linkTimeout, linkTroubleshoot},
+	},
+	{
 		ID: "worker-signal", Title: "A worker process was ended by a signal", Severity: Error,
 		// torchrun's summary (torch/distributed/elastic/multiprocessing/
 		// errors/__init__.py: "Signal {n} ({name}) received by PID {pid}",
