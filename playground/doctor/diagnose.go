@@ -523,6 +523,7 @@ func (d *diagnoser) collectiveTimeout() (Diagnosis, bool) {
 	} else {
 		b.WriteString("PyTorch reports failed or timed-out NCCL work.")
 	}
+	b.WriteString(timeoutOrigin(s.TimeoutLines.Lines))
 	b.WriteString(d.progressSummary(&ev))
 	b.WriteString(d.exitTeardown(s.TimeoutLines.Lines, &ev))
 	b.WriteString(firstCollective(s.Timeouts))

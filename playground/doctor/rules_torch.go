@@ -340,3 +340,34 @@ func explainSignal(lines []LineRef, s *Summary) string {
 	}
 	return ""
 }
+
+// timeoutOrigin names the ranks whose watchdog detected the timeout, as
+// the heartbeat monitors of the other ranks report it ("Received a dump
+// signal due to a collective timeout from rank 3 ..."; "from this local
+// rank" on the rank itself). It returns "" when no line says.
+func timeoutOrigin(lines []LineRef) string {
+	const key = "collective timeout from rank "
+	seen := map[int]bool{}
+	var ranks []string
+	self := 0
+	for _, l := range lines {
+		if strings.Contains(l.Text, "collective timeout from this local rank") {
+			self++
+		}
+		i := strings.Index(l.Text, key)
+		if i < 0 {
+			continue
+		}
+		if r, ok := leadingInt(l.Text[i+len(key):]); ok && !seen[r] && len(ranks) < 8 {
+			seen[r] = true
+			ranks = append(ranks, strconv.Itoa(r))
+		}
+	}
+	switch {
+	case len(ranks) > 0:
+		return " The timeout was detected first by rank " + strings.Join(ranks, ", rank ") + "; the other ranks were told through the store and dumped their state: start reading at that rank's log, and at the ranks its collective was waiting for."
+	case self > 0:
+		return fmt.Sprintf(" %d line(s) say the timeout was detected on the rank that printed them (\"from this local rank\").", self)
+	}
+	return ""
+}

@@ -273,3 +273,30 @@ func TestGraphCaptureNamesOldBuild(t *testing.T) {
 	}
 	t.Error("graph-capture-unsupported did not fire")
 }
+
+// TestHeartbeatDumpSignal: a log of PyTorch v2.6.0's heartbeat-monitor
+// messages alone ("Received a dump signal due to a collective timeout from
+// rank 0 ...", getNCCLWatchdogTimeoutErrorMsg, then the exit message) is a
+// collective timeout that names the detecting rank and this rank's progress.
+func TestHeartbeatDumpSignal(t *testing.T) {
+	log := "[rank1]:[E1206 18:54:12.715298746 ProcessGroupNCCL.cpp:1595] [PG ID 0 PG GUID 0(default_pg) Rank 1] Received a dump signal due to a collective timeout from rank 0 and we will try our best to dump the debug info. Last enqueued NCCL work: 1582, last completed NCCL work: 1579.This is most likely caused by incorrect usages of collectives.\n" +
+		"[rank1]:[F1206 18:54:20.715298746 ProcessGroupNCCL.cpp:1409] [PG ID 0 PG GUID 0(default_pg) Rank 1] Terminating the process after attempting to dump debug info, due to collective timeout or exception.\n"
+	s, err := ParseLog(strings.NewReader(log), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.TearDown.Count != 1 || len(s.Progress) != 1 || s.Progress[0].Enqueued != 1582 || s.Progress[0].Completed != 1579 {
+		t.Fatalf("teardown %+v progress %+v", s.TearDown, s.Progress)
+	}
+	for _, d := range Diagnose(s, ncclenv.Env{}) {
+		if d.ID == "collective-timeout" {
+			for _, want := range []string{"detected first by rank 0", "completed up to #1579"} {
+				if !strings.Contains(d.Explanation, want) {
+					t.Errorf("explanation lacks %q: %s", want, d.Explanation)
+				}
+			}
+			return
+		}
+	}
+	t.Error("collective-timeout did not fire")
+}

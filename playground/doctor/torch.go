@@ -22,7 +22,12 @@ func (p *parser) torchLine(n int, raw string) {
 		strings.Contains(raw, "failure detected by watchdog") || strings.Contains(raw, "Some NCCL operations have failed or timed out"):
 		p.add(&p.s.TimeoutLines, n, raw)
 		p.workProgress(n, raw)
-	case strings.Contains(raw, "taking the entire process down"):
+	case strings.Contains(raw, "Received a dump signal due to a collective timeout from"):
+		// The heartbeat monitor's message (v2.6.0 ProcessGroupNCCL.cpp,
+		// getNCCLWatchdogTimeoutErrorMsg) on every rank once one timed out.
+		p.add(&p.s.TimeoutLines, n, raw)
+		p.workProgress(n, raw)
+	case strings.Contains(raw, "taking the entire process down") || strings.Contains(raw, "Terminating the process after attempting to dump debug info"):
 		p.add(&p.s.TearDown, n, raw)
 	case strings.Contains(raw, "watchdog thread terminated with exception"):
 		p.add(&p.s.WatchdogEx, n, raw)
@@ -141,7 +146,7 @@ func (p *parser) workProgress(n int, raw string) {
 	if v, ok := int64After(raw, "at work sequence id: ", "at work: "); ok {
 		w.Failed = v
 	}
-	if v, ok := int64After(raw, "last enqueued NCCL work: ", "last enqueued work: "); ok {
+	if v, ok := int64After(raw, "last enqueued NCCL work: ", "last enqueued work: ", "Last enqueued NCCL work: "); ok {
 		w.Enqueued = v
 	}
 	if v, ok := int64After(raw, "last completed NCCL work: ", "last completed work: "); ok {
