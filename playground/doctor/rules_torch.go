@@ -346,19 +346,25 @@ func explainSignal(lines []LineRef, s *Summary) string {
 // signal due to a collective timeout from rank 3 ..."; "from this local
 // rank" on the rank itself). It returns "" when no line says.
 func timeoutOrigin(lines []LineRef) string {
-	const key = "collective timeout from rank "
+	// v2.6.0 writes "from " + " rank N" (two spaces); 2.3-2.4 "Received a
+	// timeout signal from this local rank".
+	const key = "collective timeout from"
 	seen := map[int]bool{}
 	var ranks []string
 	self := 0
 	for _, l := range lines {
-		if strings.Contains(l.Text, "collective timeout from this local rank") {
+		if strings.Contains(l.Text, "from this local rank") {
 			self++
 		}
 		i := strings.Index(l.Text, key)
 		if i < 0 {
 			continue
 		}
-		if r, ok := leadingInt(l.Text[i+len(key):]); ok && !seen[r] && len(ranks) < 8 {
+		rest, ok := strings.CutPrefix(strings.TrimLeft(l.Text[i+len(key):], " "), "rank ")
+		if !ok {
+			continue
+		}
+		if r, ok := leadingInt(rest); ok && !seen[r] && len(ranks) < 8 {
 			seen[r] = true
 			ranks = append(ranks, strconv.Itoa(r))
 		}

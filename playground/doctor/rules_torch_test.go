@@ -276,10 +276,11 @@ func TestGraphCaptureNamesOldBuild(t *testing.T) {
 
 // TestHeartbeatDumpSignal: a log of PyTorch v2.6.0's heartbeat-monitor
 // messages alone ("Received a dump signal due to a collective timeout from
-// rank 0 ...", getNCCLWatchdogTimeoutErrorMsg, then the exit message) is a
+// rank 0 ...", with the two spaces getNCCLWatchdogTimeoutErrorMsg writes
+// (snowflakedb/ArcticTraining#219 shows them), then the exit message) is a
 // collective timeout that names the detecting rank and this rank's progress.
 func TestHeartbeatDumpSignal(t *testing.T) {
-	log := "[rank1]:[E1206 18:54:12.715298746 ProcessGroupNCCL.cpp:1595] [PG ID 0 PG GUID 0(default_pg) Rank 1] Received a dump signal due to a collective timeout from rank 0 and we will try our best to dump the debug info. Last enqueued NCCL work: 1582, last completed NCCL work: 1579.This is most likely caused by incorrect usages of collectives.\n" +
+	log := "[rank1]:[E1206 18:54:12.715298746 ProcessGroupNCCL.cpp:1595] [PG ID 0 PG GUID 0(default_pg) Rank 1] Received a dump signal due to a collective timeout from  rank 0 and we will try our best to dump the debug info. Last enqueued NCCL work: 1582, last completed NCCL work: 1579.This is most likely caused by incorrect usages of collectives.\n" +
 		"[rank1]:[F1206 18:54:20.715298746 ProcessGroupNCCL.cpp:1409] [PG ID 0 PG GUID 0(default_pg) Rank 1] Terminating the process after attempting to dump debug info, due to collective timeout or exception.\n"
 	s, err := ParseLog(strings.NewReader(log), Options{})
 	if err != nil {

@@ -22,7 +22,7 @@ func (p *parser) torchLine(n int, raw string) {
 		strings.Contains(raw, "failure detected by watchdog") || strings.Contains(raw, "Some NCCL operations have failed or timed out"):
 		p.add(&p.s.TimeoutLines, n, raw)
 		p.workProgress(n, raw)
-	case strings.Contains(raw, "Received a dump signal due to a collective timeout from"):
+	case strings.Contains(raw, "Received a dump signal due to a collective timeout from") || strings.Contains(raw, "Received a timeout signal from this local rank"):
 		// The heartbeat monitor's message (v2.6.0 ProcessGroupNCCL.cpp,
 		// getNCCLWatchdogTimeoutErrorMsg) on every rank once one timed out.
 		p.add(&p.s.TimeoutLines, n, raw)
