@@ -34,8 +34,10 @@ var torchLineRules = []Rule{
 		// ProcessGroupNCCL.cpp (v2.6.0, broadcastUniqueNCCLID): "[r] is setting
 		// up NCCL communicator and retrieving ncclUniqueId from [0] via c10d
 		// key-value store by key 'K', but store->get('K') got error: ...".
-		Any:         []string{"retrieving ncclUniqueId from [0] via c10d key-value store"},
-		Explanation: "Creating an NCCL communicator, this rank waited for rank 0 of the group to publish the communicator's unique id in the c10d store, and it never came. Rank 0 did not create that communicator: it crashed or exited first, is stuck or slow elsewhere (loading, compiling, another collective), or reached a different process group or collective first, because ranks create groups (new_group, device meshes) or call their first collective on them in a different order, or set up their devices differently (device_id= on some groups only, a device guessed from rank % GPU count). A store that cannot be reached gives the same error.",
+		// Releases up to 2.0 spelled it "retreiving" (NVIDIA/nccl#708,
+		// pytorch/pytorch#82091 show it).
+		Any:         []string{"retrieving ncclUniqueId from [0] via c10d key-value store", "retreiving ncclUniqueId from [0] via c10d key-value store"},
+		Explanation: "Creating an NCCL communicator, this rank waited for rank 0 of the group to publish the communicator's unique id in the c10d store, and it never came. Rank 0 did not create that communicator: it crashed or exited first, is stuck or slow elsewhere (downloading or loading data, compiling, another collective), or reached a different process group or collective first, because ranks create groups (new_group, device meshes) or call their first collective on them in a different order, or set up their devices differently (device_id= on some groups only, a device guessed from rank % GPU count). A store that cannot be reached gives the same error.",
 		Fix:         "Read rank 0's log for its own error first. Then make every rank create its process groups in the same order and run the first collective of each in the same order, and give each rank its device before init_process_group (`torch.cuda.set_device(local_rank)` or `device_id=`, the same way for every group). Raise the timeout only if rank 0 is legitimately slow.",
 		Check:       "Rank 0's output around the same time, TORCH_DISTRIBUTED_DEBUG=DETAIL (checks collective order), and that MASTER_ADDR:MASTER_PORT is reachable from this rank (`nc -zv $MASTER_ADDR $MASTER_PORT`).",
 		Links:       []Link{linkTimeout, linkTroubleshoot},

@@ -76,6 +76,8 @@ func TestTorchFamilyForms(t *testing.T) {
 			"worker-signal", []string{"dev-shm-full"}, "Here the signal is 9 (SIGKILL)."},
 		{"xdit-project/xDiT#731", "torch.distributed.DistBackendError: [2] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: wait timeout after 600000ms, keys: /default_pg/0//27//cuda//0",
 			"store-uniqueid-timeout", []string{"duplicate-gpu", "dev-shm-full"}, "rank 0"},
+		{"pytorch/pytorch#82091", "RuntimeError: [1] is setting up NCCL communicator and retreiving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Timeout waiting for key: default_pg/0/0 after 1800000 ms",
+			"store-uniqueid-timeout", []string{"duplicate-gpu"}, "rank 0"},
 		{"NVIDIA/Fuser#4504", "[W522 22:27:03.825695149 ProcessGroupNCCL.cpp:4789] [PG ID 0 PG GUID 0 Rank 0]  using GPU 0 as device used by this process is currently unknown. This can potentially cause a hang if this rank to GPU mapping is incorrect.",
 			"device-not-set", []string{"duplicate-gpu"}, "set_device"},
 		{"NVIDIA/TensorRT-LLM#4238", "[1] enqueue.cc:1500 NCCL WARN Cuda failure 1 'invalid argument'",
