@@ -793,6 +793,9 @@ func (d *diagnoser) devShm() (Diagnosis, bool) {
 	var ev evidence
 	ev.add(d.s.ShmFailure.Lines...)
 	expl := "NCCL keeps host-memory buffers as files under /dev/shm and failed to create or grow one."
+	if dataLoaderShm(d.s.ShmFailure.Lines) {
+		expl = "PyTorch's DataLoader workers hand batches over through /dev/shm, and a worker died of a bus error or could not write its shared-memory file: /dev/shm is full."
+	}
 	for _, l := range d.s.ShmFailure.Lines {
 		if i := strings.Index(l.Text, "(size "); i >= 0 {
 			if n, ok := leadingInt(l.Text[i+len("(size "):]); ok && n > 0 {

@@ -134,10 +134,12 @@ func isShmFailure(msg string) bool {
 // bytes"; "Error: failed to create shared memory file %s"; up to 2.11 "Call to
 // posix_fallocate failed : %s" and "Call to shm_open failed : %s"; "Could
 // not map %s") and PyTorch's
-// DataLoader worker message (torch/csrc/DataLoader.cpp: "This might be
-// caused by insufficient shared memory (shm)").
+// DataLoader messages (torch/csrc/DataLoader.cpp: "This might be caused by
+// insufficient shared memory (shm)" and "It is possible that dataloader's
+// workers are out of shared memory").
 var shmFailures = []string{"creating shared memory segment", "Error: failed to extend /dev/shm", "failed to create shared memory file",
-	"Call to posix_fallocate failed", "Call to shm_open failed", "Could not map /dev/shm", "insufficient shared memory (shm)"}
+	"Call to posix_fallocate failed", "Call to shm_open failed", "Could not map /dev/shm", "insufficient shared memory (shm)",
+	"workers are out of shared memory"}
 
 // version records "NCCL version 2.25.1+cuda12.2" (and the "compiled with
 // CUDA" spelling of the RAS client).

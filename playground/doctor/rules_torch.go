@@ -379,3 +379,14 @@ func timeoutOrigin(lines []LineRef) string {
 	}
 	return ""
 }
+
+// dataLoaderShm reports whether the /dev/shm failures are all PyTorch
+// DataLoader messages (torch/csrc/DataLoader.cpp) rather than NCCL's.
+func dataLoaderShm(lines []LineRef) bool {
+	for _, l := range lines {
+		if !strings.Contains(l.Text, "DataLoader worker") {
+			return false
+		}
+	}
+	return len(lines) > 0
+}

@@ -54,6 +54,8 @@ func TestTorchFamilyForms(t *testing.T) {
 			"dev-shm-full", []string{"shm-attach-failed"}, "--ipc=host"},
 		{"NVIDIA/nccl#290", "gpu2-ru7:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device",
 			"dev-shm-full", []string{"shm-attach-failed", "nccl-warn"}, "df -h /dev/shm"},
+		{"logicalclocks/hopsworks#1557", "RuntimeError: DataLoader worker (pid 729) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.",
+			"dev-shm-full", []string{"shm-attach-failed"}, "--shm-size"},
 		{"NVIDIA/nccl#2190", "d4fde3314201:13740:13740 [7] misc/shmutils.cc:132 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl- (size 0), error: No such file or directory (2)",
 			"shm-attach-failed", []string{"dev-shm-full"}, "NCCL_CUMEM_HOST_ENABLE=0"},
 		{"hiyouga/EasyR1#505", "Error while attaching to shared memory segment /dev/shm/nccl-\u040c (size 0), error: No such file or directory (2)",
