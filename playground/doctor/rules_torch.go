@@ -384,7 +384,7 @@ func timeoutOrigin(lines []LineRef) string {
 // DataLoader messages (torch/csrc/DataLoader.cpp) rather than NCCL's.
 func dataLoaderShm(lines []LineRef) bool {
 	for _, l := range lines {
-		if !strings.Contains(l.Text, "DataLoader worker") {
+		if !strings.Contains(l.Text, "DataLoader worker") && !strings.Contains(l.Text, "bus error encountered in worker") {
 			return false
 		}
 	}
