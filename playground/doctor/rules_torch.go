@@ -255,15 +255,52 @@ func ncclErrorClass(raw string) int {
 // the NCCL-keyed filter skips ("ncclCommInitRank failed: unhandled system
 // error" holds no upper-case NCCL).
 func (p *parser) scanTorchRules(n int, raw string) {
+	if p.s.newGPU.Count < 4 && namesBlackwell(raw) {
+		p.add(&p.s.newGPU, n, raw)
+	}
 	if strings.Contains(raw, "NCCL") || ncclErrorClass(raw) == 0 {
 		return
 	}
 	p.add(&p.s.NCCLErrors, n, raw)
 }
 
+// blackwellNames are lower-case marks of a Blackwell GPU (compute
+// capability 10.x or 12.x) in device lists, nvidia-smi output, PyTorch's
+// capability warnings and issue text.
+var blackwellNames = []string{"blackwell", "sm_120", "sm_100", "sm_101", "rtx pro 6000", "gb200", "gb300", "nvidia b200", "nvidia b300"}
+
+// namesBlackwell reports whether a line names a Blackwell GPU: one of
+// blackwellNames or a GeForce "RTX 50x0".
+func namesBlackwell(raw string) bool {
+	if len(raw) > 4096 {
+		return false
+	}
+	low := strings.ToLower(raw)
+	for _, k := range blackwellNames {
+		if strings.Contains(low, k) {
+			return true
+		}
+	}
+	for i := strings.Index(low, "rtx 50"); i >= 0; {
+		t := low[i+len("rtx 50"):]
+		if len(t) >= 2 && t[0] >= '5' && t[0] <= '9' && t[1] == '0' && (len(t) == 2 || t[2] < '0' || t[2] > '9') {
+			return true
+		}
+		j := strings.Index(t, "rtx 50")
+		if j < 0 {
+			break
+		}
+		i += len("rtx 50") + j
+	}
+	return false
+}
+
 // ncclErrorCauses explains the error classes of the lines PyTorch and other
-// callers reported: the common causes of each, with their fixes.
-func ncclErrorCauses(lines []LineRef) string {
+// callers reported: the common causes of each, with their fixes, and, for a
+// CUDA or usage error on a log that names a Blackwell GPU, the releases it
+// needs.
+func ncclErrorCauses(s *Summary) string {
+	lines := s.NCCLErrors.Lines
 	seen := map[int]bool{}
 	var codes []int
 	for _, l := range lines {
@@ -273,9 +310,14 @@ func ncclErrorCauses(lines []LineRef) string {
 		}
 	}
 	var b strings.Builder
+	told := false
 	for _, c := range codes {
 		ec := errorClasses[c]
 		fmt.Fprintf(&b, " %s (%s): %s", ec.name, strconv.Itoa(c), ec.causes)
+		if (c == 1 || c == 4 || c == 5) && !s.newGPU.Empty() && !told {
+			told = true
+			b.WriteString(" The log names a Blackwell GPU (compute capability 10.x/12.x, e.g. RTX 5090, RTX PRO 6000, B200): that needs CUDA 12.8 builds, PyTorch 2.7 or later (https://download.pytorch.org/whl/cu128) and NCCL 2.26 or later; older wheels fail exactly like this.")
+		}
 	}
 	return b.String()
 }

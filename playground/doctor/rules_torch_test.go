@@ -150,6 +150,7 @@ func TestNCCLErrorClassForms(t *testing.T) {
 		{"NVIDIA/nccl-tests#322", "HCA-128: Test NCCL failure common.cu:1204 'unhandled cuda error (run with NCCL_DEBUG=INFO for details) / '", 1, "get_arch_list"},
 		{"pytorch/pytorch#122571", "internal error - please report this issue to the NCCL developers, NCCL version 2.19.3", 3, "NCCL_TOPO_FILE"},
 		{"pytorch/pytorch#122571 (re-raise)", "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1691, internal error - please report this issue to the NCCL developers, NCCL version 2.19.3", 3, "NCCL_TOPO_FILE"},
+		{"pytorch/pytorch#152077", "NCCL Error 1: unhandled CUDA error during DistributedDataParallel (DDP) training with NVIDIA GeForce RTX 5090", 1, "PyTorch 2.7 or later"},
 		{"NVIDIA/nccl#1235 (re-raise)", "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.", 6, "first error"},
 	}
 	for _, c := range cases {
@@ -306,4 +307,20 @@ func TestHeartbeatDumpSignal(t *testing.T) {
 		}
 	}
 	t.Error("collective-timeout did not fire")
+}
+
+func TestNamesBlackwell(t *testing.T) {
+	for text, want := range map[string]bool{
+		"#  Rank  0 Group  0 Pid   4766 on   GENOA-06 device  0 [0x21] NVIDIA GeForce RTX 5090": true,
+		"NVIDIA GeForce RTX 5070 Ti with CUDA capability sm_120 is not compatible":              true,
+		"NVIDIA RTX PRO 6000 Blackwell Workstation Edition":                                     true,
+		"NVIDIA GeForce RTX 4090":                false,
+		"NVIDIA GeForce RTX 5000 Ada Generation": false,
+		"busId 50900 commId 0x1":                 false,
+		"NVIDIA B200":                            true,
+	} {
+		if got := namesBlackwell(text); got != want {
+			t.Errorf("namesBlackwell(%q) = %v, want %v", text, got, want)
+		}
+	}
 }

@@ -307,6 +307,9 @@ type Summary struct {
 	// the NIC cannot reach GPU memory at all (no peer-memory module or
 	// DMA-BUF), unlike the per-GPU distance message.
 	gdrNoModule Evidence
+	// newGPU holds lines that name a Blackwell GPU (rules_torch.go), for
+	// the causes of an NCCL error class.
+	newGPU Evidence
 	// ruleHits holds the evidence of each line rule (lineRules) by ID.
 	ruleHits map[string]*Evidence
 	// netCues holds the lines that say why NCCL fell back to sockets, by
