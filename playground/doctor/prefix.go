@@ -52,8 +52,9 @@ func splitNCCL(line string) (origin, level, string) {
 		}
 		i += from
 		from = i + 5
-		// A launcher tag may be glued to a line whose host prefix the
-		// poster cut ("[rank3]:NCCL INFO ...", "[1,3]<stderr>:NCCL INFO").
+		// ':' ends torchrun's "[rank0]:" and Open MPI's "<stdout>:" tags,
+		// which launchers put right before a line whose host prefix the
+		// user cut off ("[rank0]:NCCL WARN ...").
 		if i > 0 && line[i-1] != ' ' && line[i-1] != '\t' && line[i-1] != ']' && line[i-1] != ':' {
 			continue
 		}

@@ -57,6 +57,7 @@ var unproven = map[string]bool{
 	"nccl-version-mismatch": true, "timeout-desync": true, "watchdog-heartbeat-abort": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
 	"no-gdrdma": true, "few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
+	"shm-attach-failed": true, "kernel-launch-refused": true, "graph-capture-unsupported": true, "worker-signal": true, "device-not-set": true, "store-uniqueid-timeout": true,
 }
 
 // unprovenNote is appended to the explanation of an unproven diagnosis.
@@ -258,11 +259,14 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "cuda-driver-too-old", Title: "The CUDA driver is older than the CUDA runtime", Severity: Error,
-		Any:         []string{"CUDA driver version is insufficient", "cudaErrorInsufficientDriver", "driver version is insufficient for CUDA runtime"},
+		// PyTorch's own check (c10/cuda/CUDAFunctions.cpp, v2.6.0): "The
+		// NVIDIA driver on your system is too old (found version N)".
+		Any:         []string{"CUDA driver version is insufficient", "cudaErrorInsufficientDriver", "driver version is insufficient for CUDA runtime", "The NVIDIA driver on your system is too old"},
 		Explanation: "The NVIDIA driver is older than the CUDA runtime that PyTorch and NCCL were built with, so CUDA calls fail before NCCL can start.",
 		Fix:         "Upgrade the driver, or use a PyTorch/NCCL build for an older CUDA (or the CUDA forward-compatibility package on data-center GPUs).",
 		Check:       "`nvidia-smi` (Driver Version, CUDA Version) against `python -c \"import torch; print(torch.version.cuda)\"`.",
 		Links:       []Link{linkTroubleshoot},
+		Explain:     explainDriverVersion,
 	},
 }
 
@@ -293,9 +297,12 @@ func (p *parser) scanRules(n int, raw string) {
 	p.scanNetCues(n, raw)
 	p.scanSockIfs(n, raw)
 	p.scanPeerLostText(n, raw)
-	if !strings.Contains(raw, "NCCL WARN") && isShmFailure(raw) {
-		// PyTorch's re-raise ("Last error: Error while creating shared
-		// memory segment ...") and launcher output carry no WARN prefix.
+	p.scanTorchRules(n, raw)
+	if isShmFailure(raw) {
+		// Every line, NCCL's WARN as well as PyTorch's re-raise ("Last
+		// error: Error while creating shared memory segment ...") and
+		// launcher output, which carry no WARN prefix or one NCCL's
+		// format does not parse.
 		p.add(&p.s.ShmFailure, n, raw)
 	}
 }

@@ -313,6 +313,9 @@ type Summary struct {
 	// peerLostText are lost-peer messages outside NCCL WARN lines
 	// (scanPeerLostText).
 	peerLostText Evidence
+	// newGPU holds lines that name a Blackwell GPU (rules_torch.go), for
+	// the causes of an NCCL error class.
+	newGPU Evidence
 	// ruleHits holds the evidence of each line rule (lineRules) by ID.
 	ruleHits map[string]*Evidence
 	// netCues holds the lines that say why NCCL fell back to sockets, by
