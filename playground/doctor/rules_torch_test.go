@@ -324,3 +324,20 @@ func TestNamesBlackwell(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockingWaitTimeout: with TORCH_NCCL_BLOCKING_WAIT=1 the timeout is
+// raised by wait() ("Work WorkNCCL(...) timed out in blocking wait.",
+// ProcessGroupNCCL.cpp v2.6.0) and is read like the watchdog's.
+func TestBlockingWaitTimeout(t *testing.T) {
+	log := "[rank0]: torch.distributed.DistBackendError: [PG ID 0 PG GUID 0(default_pg) Rank 0] Work WorkNCCL(SeqNum=3, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=60000) timed out in blocking wait.\n"
+	s, err := ParseLog(strings.NewReader(log), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Timeouts) != 1 || s.Timeouts[0].SeqNum != 3 || s.Timeouts[0].OpType != "ALLREDUCE" || s.Timeouts[0].TimeoutMs != 60000 {
+		t.Fatalf("timeouts %+v", s.Timeouts)
+	}
+	if !slices.Contains(ids(Diagnose(s, ncclenv.Env{})), "collective-timeout") {
+		t.Error("collective-timeout did not fire")
+	}
+}
