@@ -14,7 +14,10 @@ import (
 // and the ncclResult_t class of an NCCL error as PyTorch, nccl-tests,
 // Horovod or an inference server reports it.
 
-func init() { lineRules = append(lineRules, torchLineRules...) }
+func init() {
+	lineRules = append(lineRules, torchLineRules...)
+	logRules = append(logRules, (*diagnoser).blackwellOldNCCL)
+}
 
 var torchLineRules = []Rule{
 	{
@@ -258,6 +261,9 @@ func (p *parser) scanTorchRules(n int, raw string) {
 	if p.s.newGPU.Count < 4 && namesBlackwell(raw) {
 		p.add(&p.s.newGPU, n, raw)
 	}
+	if strings.Contains(raw, "Test NCCL failure") || strings.Contains(raw, "Test CUDA failure") {
+		p.add(&p.s.testFailure, n, raw)
+	}
 	if strings.Contains(raw, "NCCL") || ncclErrorClass(raw) == 0 {
 		return
 	}
@@ -431,4 +437,46 @@ func dataLoaderShm(lines []LineRef) bool {
 		}
 	}
 	return len(lines) > 0
+}
+
+// blackwellOldNCCL names gpu-newer-than-nccl from the versions alone: the
+// log names a Blackwell GPU and an NCCL release before 2.26, the first to
+// support it (RTX 5090, RTX PRO 6000), even when the "ncclMaxSharedMem ...
+// exceeds" line that the line rule reads is missing (NCCL_DEBUG=WARN, or an
+// excerpt). It stays silent when that line rule fired.
+func (d *diagnoser) blackwellOldNCCL() (Diagnosis, bool) {
+	s := d.s
+	if s.newGPU.Empty() || s.ruleHits["gpu-newer-than-nccl"] != nil {
+		return Diagnosis{}, false
+	}
+	var old []VersionSeen
+	for _, v := range s.Versions {
+		if releaseBefore(v.Version, 2, 26) {
+			old = append(old, v)
+		}
+	}
+	if len(old) == 0 {
+		return Diagnosis{}, false
+	}
+	var ev evidence
+	ev.add(s.newGPU.Lines[0])
+	for _, v := range old {
+		ev.add(v.Line)
+	}
+	return Diagnosis{ID: "gpu-newer-than-nccl", Severity: Error, Title: "The GPU is newer than this NCCL release",
+		Explanation: "The log names a Blackwell GPU and NCCL " + old[0].Version + ", a release before 2.26, the first that supports Blackwell GeForce and RTX PRO boards (sm_120): its kernels ask for more shared memory than the GPU has, so collectives fail (\"invalid argument\") or hang. Fix: upgrade NCCL to 2.26 or later (PyTorch 2.7+ cu128 wheels bring it, or `pip install -U nvidia-nccl-cu12` and make sure that copy is loaded). Check: `python -c \"import torch; print(torch.cuda.nccl.version(), torch.cuda.get_device_capability())\"` and the \"NCCL version\" line of every rank.",
+		Evidence:    ev.list(), Links: links(linkVersions, envLink("NCCL_DEBUG"))}, true
+}
+
+// releaseBefore reports whether version "2.25.1" is older than
+// major.minor.
+func releaseBefore(version string, major, minor int) bool {
+	a, rest, _ := strings.Cut(version, ".")
+	b, _, _ := strings.Cut(rest, ".")
+	ma, err1 := strconv.Atoi(a)
+	mi, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return ma < major || ma == major && mi < minor
 }

@@ -341,3 +341,40 @@ func TestBlockingWaitTimeout(t *testing.T) {
 		t.Error("collective-timeout did not fire")
 	}
 }
+
+// TestBlackwellOldNCCL: a log that names a Blackwell GPU and an NCCL
+// release before 2.26 (NVIDIA/nccl-tests#289: RTX 5090, 2.25.1, only
+// "Test CUDA failure ... 'invalid argument'") gets gpu-newer-than-nccl and no
+// P2P hang; 2.26 does not; with the "ncclMaxSharedMem ... exceeds" line the
+// diagnosis appears once.
+func TestBlackwellOldNCCL(t *testing.T) {
+	devices := "# Using devices\n#  Rank  0 Group  0 Pid 180044 on  localhost device  0 [0x1e] NVIDIA GeForce RTX 5090\n#  Rank  1 Group  0 Pid 180044 on  localhost device  1 [0x22] NVIDIA GeForce RTX 5090\n"
+	cases := []struct {
+		name, log string
+		want      int
+	}{
+		{"2.25.1", "h:1:1 [0] NCCL INFO NCCL version 2.25.1+cuda12.8\n" + devices + "localhost: Test CUDA failure hypercube.cu:57 'invalid argument'\n", 1},
+		{"2.26.2", "h:1:1 [0] NCCL INFO NCCL version 2.26.2+cuda12.8\n" + devices, 0},
+		{"with maxSharedMem", "h:1:1 [0] NCCL INFO NCCL version 2.25.1+cuda12.8\nh:1:2 [0] NCCL INFO ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856\n" + devices, 1},
+		{"no GPU name", "h:1:1 [0] NCCL INFO NCCL version 2.25.1+cuda12.8\n", 0},
+	}
+	for _, c := range cases {
+		s, err := ParseLog(strings.NewReader(c.log), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ids(Diagnose(s, ncclenv.Env{}))
+		n := 0
+		for _, id := range got {
+			if id == "gpu-newer-than-nccl" {
+				n++
+			}
+		}
+		if n != c.want {
+			t.Errorf("%s: diagnoses %v, want gpu-newer-than-nccl %d time(s)", c.name, got, c.want)
+		}
+		if strings.Contains(c.log, "Test CUDA failure") && slices.Contains(got, "p2p-pcie-hang") {
+			t.Errorf("%s: p2p-pcie-hang on a run that failed: %v", c.name, got)
+		}
+	}
+}
