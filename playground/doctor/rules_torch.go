@@ -9,10 +9,14 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/ncclmsg"
 )
 
-// Rules of the PyTorch, container and runtime family that are not tied to
-// one NCCL WARN wording: the /dev/shm segment a rank could not attach to,
-// and the ncclResult_t class of an NCCL error as PyTorch, nccl-tests,
-// Horovod or an inference server reports it.
+// Rules of the PyTorch, container and runtime family (issue 15), keyed to
+// PyTorch v2.6.0's message templates and NCCL's formats of every release
+// rather than to one log's words: a GPU the process never selected, a rank
+// waiting for rank 0's unique id, a worker killed by a signal, NCCL refused
+// in a CUDA graph, a refused kernel launch, a /dev/shm segment a rank could
+// not attach to, a Blackwell GPU on an NCCL before 2.26, and the
+// ncclResult_t class of an NCCL error as PyTorch, nccl-tests, Horovod or an
+// inference server reports it.
 
 func init() {
 	lineRules = append(lineRules, torchLineRules...)
@@ -37,8 +41,8 @@ var torchLineRules = []Rule{
 		// ProcessGroupNCCL.cpp (v2.6.0, broadcastUniqueNCCLID): "[r] is setting
 		// up NCCL communicator and retrieving ncclUniqueId from [0] via c10d
 		// key-value store by key 'K', but store->get('K') got error: ...".
-		// Releases up to 2.0 spelled it "retreiving" (NVIDIA/nccl#708,
-		// pytorch/pytorch#82091 show it).
+		// Older releases spelled it "retreiving" (PyTorch 1.x logs in
+		// NVIDIA/nccl#708 and pytorch/pytorch#82091 show it).
 		Any:         []string{"retrieving ncclUniqueId from [0] via c10d key-value store", "retreiving ncclUniqueId from [0] via c10d key-value store"},
 		Explanation: "Creating an NCCL communicator, this rank waited for rank 0 of the group to publish the communicator's unique id in the c10d store, and it never came. Rank 0 did not create that communicator: it crashed or exited first, is stuck or slow elsewhere (downloading or loading data, compiling, another collective), or reached a different process group or collective first, because ranks create groups (new_group, device meshes) or call their first collective on them in a different order, or set up their devices differently (device_id= on some groups only, a device guessed from rank % GPU count). A store that cannot be reached gives the same error.",
 		Fix:         "Read rank 0's log for its own error first. Then make every rank create its process groups in the same order and run the first collective of each in the same order, and give each rank its device before init_process_group (`torch.cuda.set_device(local_rank)` or `device_id=`, the same way for every group). Raise the timeout only if rank 0 is legitimately slow.",
