@@ -55,7 +55,7 @@ func (d *diagnoser) p2pHang() (Diagnosis, bool) {
 	if v, _, ok := d.setting("NCCL_P2P_DISABLE"); ok && isOne(v) {
 		return Diagnosis{}, false
 	}
-	if d.otherFailure() {
+	if d.otherFailure() || !s.testFailure.Empty() {
 		// An error explains the stop (a GPU newer than NCCL, an
 		// allocation failure...): it is not a silent P2P hang.
 		return Diagnosis{}, false

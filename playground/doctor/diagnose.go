@@ -817,8 +817,8 @@ func (d *diagnoser) ncclError() (Diagnosis, bool) {
 	}
 	var ev evidence
 	ev.add(d.s.NCCLErrors.Lines...)
-	return Diagnosis{ID: "nccl-error", Severity: Error, Title: "PyTorch reported an NCCL error",
-		Explanation: "A collective or communicator call returned an NCCL error to PyTorch. The message names the class (invalid usage, system error, internal error, remote error); the cause is in the NCCL WARN lines just before it, on this rank or another. Rerun with NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=INIT,ENV (plus NET or P2P as needed) if they are missing." + ncclErrorCauses(d.s),
+	return Diagnosis{ID: "nccl-error", Severity: Error, Title: "An NCCL call returned an error",
+		Explanation: "A collective or communicator call returned an NCCL error to its caller (PyTorch, nccl-tests, Horovod, an inference server). The message names the class (invalid usage, system error, internal error, remote error); the cause is in the NCCL WARN lines just before it, on this rank or another. Rerun with NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=INIT,ENV (plus NET or P2P as needed) if they are missing." + ncclErrorCauses(d.s),
 		Evidence:    ev.list(), Links: links(linkTroubleshoot, envLink("NCCL_DEBUG"), envLink("NCCL_DEBUG_SUBSYS"))}, true
 }
 

@@ -9,12 +9,19 @@ import (
 	"github.com/distributed-nav/distributed-nav/playground/ncclmsg"
 )
 
-// Rules of the PyTorch, container and runtime family that are not tied to
-// one NCCL WARN wording: the /dev/shm segment a rank could not attach to,
-// and the ncclResult_t class of an NCCL error as PyTorch, nccl-tests,
-// Horovod or an inference server reports it.
+// Rules of the PyTorch, container and runtime family (issue 15), keyed to
+// PyTorch v2.6.0's message templates and NCCL's formats of every release
+// rather than to one log's words: a GPU the process never selected, a rank
+// waiting for rank 0's unique id, a worker killed by a signal, NCCL refused
+// in a CUDA graph, a refused kernel launch, a /dev/shm segment a rank could
+// not attach to, a Blackwell GPU on an NCCL before 2.26, and the
+// ncclResult_t class of an NCCL error as PyTorch, nccl-tests, Horovod or an
+// inference server reports it.
 
-func init() { lineRules = append(lineRules, torchLineRules...) }
+func init() {
+	lineRules = append(lineRules, torchLineRules...)
+	logRules = append(logRules, (*diagnoser).blackwellOldNCCL)
+}
 
 var torchLineRules = []Rule{
 	{
@@ -34,8 +41,8 @@ var torchLineRules = []Rule{
 		// ProcessGroupNCCL.cpp (v2.6.0, broadcastUniqueNCCLID): "[r] is setting
 		// up NCCL communicator and retrieving ncclUniqueId from [0] via c10d
 		// key-value store by key 'K', but store->get('K') got error: ...".
-		// Releases up to 2.0 spelled it "retreiving" (NVIDIA/nccl#708,
-		// pytorch/pytorch#82091 show it).
+		// Older releases spelled it "retreiving" (PyTorch 1.x logs in
+		// NVIDIA/nccl#708 and pytorch/pytorch#82091 show it).
 		Any:         []string{"retrieving ncclUniqueId from [0] via c10d key-value store", "retreiving ncclUniqueId from [0] via c10d key-value store"},
 		Explanation: "Creating an NCCL communicator, this rank waited for rank 0 of the group to publish the communicator's unique id in the c10d store, and it never came. Rank 0 did not create that communicator: it crashed or exited first, is stuck or slow elsewhere (downloading or loading data, compiling, another collective), or reached a different process group or collective first, because ranks create groups (new_group, device meshes) or call their first collective on them in a different order, or set up their devices differently (device_id= on some groups only, a device guessed from rank % GPU count). A store that cannot be reached gives the same error.",
 		Fix:         "Read rank 0's log for its own error first. Then make every rank create its process groups in the same order and run the first collective of each in the same order, and give each rank its device before init_process_group (`torch.cuda.set_device(local_rank)` or `device_id=`, the same way for every group). Raise the timeout only if rank 0 is legitimately slow.",
@@ -258,6 +265,9 @@ func (p *parser) scanTorchRules(n int, raw string) {
 	if p.s.newGPU.Count < 4 && namesBlackwell(raw) {
 		p.add(&p.s.newGPU, n, raw)
 	}
+	if strings.Contains(raw, "Test NCCL failure") || strings.Contains(raw, "Test CUDA failure") {
+		p.add(&p.s.testFailure, n, raw)
+	}
 	if strings.Contains(raw, "NCCL") || ncclErrorClass(raw) == 0 {
 		return
 	}
@@ -431,4 +441,46 @@ func dataLoaderShm(lines []LineRef) bool {
 		}
 	}
 	return len(lines) > 0
+}
+
+// blackwellOldNCCL names gpu-newer-than-nccl from the versions alone: the
+// log names a Blackwell GPU and an NCCL release before 2.26, the first to
+// support it (RTX 5090, RTX PRO 6000), even when the "ncclMaxSharedMem ...
+// exceeds" line that the line rule reads is missing (NCCL_DEBUG=WARN, or an
+// excerpt). It stays silent when that line rule fired.
+func (d *diagnoser) blackwellOldNCCL() (Diagnosis, bool) {
+	s := d.s
+	if s.newGPU.Empty() || s.ruleHits["gpu-newer-than-nccl"] != nil {
+		return Diagnosis{}, false
+	}
+	var old []VersionSeen
+	for _, v := range s.Versions {
+		if releaseBefore(v.Version, 2, 26) {
+			old = append(old, v)
+		}
+	}
+	if len(old) == 0 {
+		return Diagnosis{}, false
+	}
+	var ev evidence
+	ev.add(s.newGPU.Lines[0])
+	for _, v := range old {
+		ev.add(v.Line)
+	}
+	return Diagnosis{ID: "gpu-newer-than-nccl", Severity: Error, Title: "The GPU is newer than this NCCL release",
+		Explanation: "The log names a Blackwell GPU and NCCL " + old[0].Version + ", a release before 2.26, the first that supports Blackwell GeForce and RTX PRO boards (sm_120): its kernels ask for more shared memory than the GPU has, so collectives fail (\"invalid argument\") or hang. Fix: upgrade NCCL to 2.26 or later (PyTorch 2.7+ cu128 wheels bring it, or `pip install -U nvidia-nccl-cu12` and make sure that copy is loaded). Check: `python -c \"import torch; print(torch.cuda.nccl.version(), torch.cuda.get_device_capability())\"` and the \"NCCL version\" line of every rank.",
+		Evidence:    ev.list(), Links: links(linkVersions, envLink("NCCL_DEBUG"))}, true
+}
+
+// releaseBefore reports whether version "2.25.1" is older than
+// major.minor.
+func releaseBefore(version string, major, minor int) bool {
+	a, rest, _ := strings.Cut(version, ".")
+	b, _, _ := strings.Cut(rest, ".")
+	ma, err1 := strconv.Atoi(a)
+	mi, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return ma < major || ma == major && mi < minor
 }

@@ -324,3 +324,57 @@ func TestNamesBlackwell(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockingWaitTimeout: with TORCH_NCCL_BLOCKING_WAIT=1 the timeout is
+// raised by wait() ("Work WorkNCCL(...) timed out in blocking wait.",
+// ProcessGroupNCCL.cpp v2.6.0) and is read like the watchdog's.
+func TestBlockingWaitTimeout(t *testing.T) {
+	log := "[rank0]: torch.distributed.DistBackendError: [PG ID 0 PG GUID 0(default_pg) Rank 0] Work WorkNCCL(SeqNum=3, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=60000) timed out in blocking wait.\n"
+	s, err := ParseLog(strings.NewReader(log), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Timeouts) != 1 || s.Timeouts[0].SeqNum != 3 || s.Timeouts[0].OpType != "ALLREDUCE" || s.Timeouts[0].TimeoutMs != 60000 {
+		t.Fatalf("timeouts %+v", s.Timeouts)
+	}
+	if !slices.Contains(ids(Diagnose(s, ncclenv.Env{})), "collective-timeout") {
+		t.Error("collective-timeout did not fire")
+	}
+}
+
+// TestBlackwellOldNCCL: a log that names a Blackwell GPU and an NCCL
+// release before 2.26 (NVIDIA/nccl-tests#289: RTX 5090, 2.25.1, only
+// "Test CUDA failure ... 'invalid argument'") gets gpu-newer-than-nccl and no
+// P2P hang; 2.26 does not; with the "ncclMaxSharedMem ... exceeds" line the
+// diagnosis appears once.
+func TestBlackwellOldNCCL(t *testing.T) {
+	devices := "# Using devices\n#  Rank  0 Group  0 Pid 180044 on  localhost device  0 [0x1e] NVIDIA GeForce RTX 5090\n#  Rank  1 Group  0 Pid 180044 on  localhost device  1 [0x22] NVIDIA GeForce RTX 5090\n"
+	cases := []struct {
+		name, log string
+		want      int
+	}{
+		{"2.25.1", "h:1:1 [0] NCCL INFO NCCL version 2.25.1+cuda12.8\n" + devices + "localhost: Test CUDA failure hypercube.cu:57 'invalid argument'\n", 1},
+		{"2.26.2", "h:1:1 [0] NCCL INFO NCCL version 2.26.2+cuda12.8\n" + devices, 0},
+		{"with maxSharedMem", "h:1:1 [0] NCCL INFO NCCL version 2.25.1+cuda12.8\nh:1:2 [0] NCCL INFO ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856\n" + devices, 1},
+		{"no GPU name", "h:1:1 [0] NCCL INFO NCCL version 2.25.1+cuda12.8\n", 0},
+	}
+	for _, c := range cases {
+		s, err := ParseLog(strings.NewReader(c.log), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ids(Diagnose(s, ncclenv.Env{}))
+		n := 0
+		for _, id := range got {
+			if id == "gpu-newer-than-nccl" {
+				n++
+			}
+		}
+		if n != c.want {
+			t.Errorf("%s: diagnoses %v, want gpu-newer-than-nccl %d time(s)", c.name, got, c.want)
+		}
+		if strings.Contains(c.log, "Test CUDA failure") && slices.Contains(got, "p2p-pcie-hang") {
+			t.Errorf("%s: p2p-pcie-hang on a run that failed: %v", c.name, got)
+		}
+	}
+}

@@ -316,6 +316,9 @@ type Summary struct {
 	// newGPU holds lines that name a Blackwell GPU (rules_torch.go), for
 	// the causes of an NCCL error class.
 	newGPU Evidence
+	// testFailure holds nccl-tests' own "Test NCCL failure" / "Test CUDA
+	// failure" lines: the run failed, it did not hang.
+	testFailure Evidence
 	// ruleHits holds the evidence of each line rule (lineRules) by ID.
 	ruleHits map[string]*Evidence
 	// netCues holds the lines that say why NCCL fell back to sockets, by

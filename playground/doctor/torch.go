@@ -22,6 +22,11 @@ func (p *parser) torchLine(n int, raw string) {
 		strings.Contains(raw, "failure detected by watchdog") || strings.Contains(raw, "Some NCCL operations have failed or timed out"):
 		p.add(&p.s.TimeoutLines, n, raw)
 		p.workProgress(n, raw)
+	case strings.Contains(raw, " timed out in blocking wait"):
+		// TORCH_NCCL_BLOCKING_WAIT=1: wait() throws instead of the watchdog
+		// (v2.6.0 ProcessGroupNCCL.cpp: "Work WorkNCCL(...) timed out in
+		// blocking wait.").
+		p.timeout(n, raw)
 	case strings.Contains(raw, "Received a dump signal due to a collective timeout from") || strings.Contains(raw, "Received a timeout signal from this local rank"):
 		// The heartbeat monitor's message (v2.6.0 ProcessGroupNCCL.cpp,
 		// getNCCLWatchdogTimeoutErrorMsg) on every rank once one timed out.
