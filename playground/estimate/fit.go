@@ -109,7 +109,6 @@ type prepared struct {
 type pseg struct {
 	c   cell
 	end uint64 // last size of the segment (MaxUint64 for the last)
-	bwf float64
 }
 
 type prow struct {
@@ -121,9 +120,6 @@ type prow struct {
 	model  float64 // NCCL's model time (µs)
 	mAlgo  tune.Algorithm
 	mProto tune.Protocol
-	// bwf is NCCL's size-dependent bandwidth factor of the cell at this
-	// size (bandwidthFactor).
-	bwf float64
 }
 
 func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) {
@@ -159,7 +155,7 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 			end = starts[i+1] - 1
 		}
 		c := cellFor(m, f, pk.a, pk.p, 1)
-		p.segs = append(p.segs, pseg{c: c, end: end, bwf: bandwidthFactor(m, f, pk.a, pk.p, end)})
+		p.segs = append(p.segs, pseg{c: c, end: end})
 	}
 	for _, r := range d.Rows {
 		if r.Bytes == 0 {
@@ -176,8 +172,7 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 		seg := sort.Search(len(starts), func(i int) bool { return starts[i] > r.Bytes }) - 1
 		ce := cellFor(m, f, c.Algo, c.Proto, 1)
 		p.rows = append(p.rows, prow{bytes: r.Bytes, tMeas: r.TimeUs, busbw: r.BusBwGBps,
-			c: ce, seg: seg, model: float64(c.TimeUs), mAlgo: c.Algo, mProto: c.Proto,
-			bwf: bandwidthFactor(m, f, c.Algo, c.Proto, r.Bytes)})
+			c: ce, seg: seg, model: float64(c.TimeUs), mAlgo: c.Algo, mProto: c.Proto})
 	}
 	if len(p.rows) == 0 {
 		return nil, fmt.Errorf("dataset %s: no row with a positive size", d.ID)
@@ -291,11 +286,11 @@ func (p *prepared) predict(ps *paramSet, out []float64) {
 	prefMax := make([]float64, len(p.segs))
 	for i := 1; i < len(p.segs); i++ {
 		prev := p.segs[i-1]
-		t := calTime(ps.terms(prev.c, &p.route, p.n).scaled(prev.bwf), float64(prev.end)*p.bf)
+		t := calTime(ps.terms(prev.c, &p.route, p.n), float64(prev.end)*p.bf)
 		prefMax[i] = math.Max(prefMax[i-1], t)
 	}
 	for i, r := range p.rows {
-		t := calTime(ps.terms(r.c, &p.route, p.n).scaled(r.bwf), float64(r.bytes)*p.bf)
+		t := calTime(ps.terms(r.c, &p.route, p.n), float64(r.bytes)*p.bf)
 		if r.seg >= 0 && r.seg < len(prefMax) && prefMax[r.seg] > t {
 			t = prefMax[r.seg]
 		}
