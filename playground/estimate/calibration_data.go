@@ -14,21 +14,26 @@ func embeddedCalibration() *Calibration {
 			{
 				Class: "nvlink",
 				Efficiency: Param{
-					Value:  0.951,
+					Value:  0.9626,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-nvlink-bridge-nv4",
 						"dgxa100-4gpu-nvswitch-nccl2.16",
+						"dgxh100-4gpu-nvswitch",
 						"h100-8gpu-nvswitch-8g-ishanbshah",
 						"oci-a100sxm40-8gpu-1node",
 						"snellius-h100-4gpu-nvlink",
 						"snellius-h100-4gpu-nvlink-allgather",
 						"snellius-h100-4gpu-nvlink-reducescatter",
+						"xxrjun-h100-4gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-allgather",
+						"xxrjun-h100-8gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-reducescatter",
 					},
-					Note: "fitted on 7 datasets from 4 sources",
+					Note: "fitted on 12 datasets from 5 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.575,
+					Value:  1.554,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -39,28 +44,36 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  1.346e+06,
+					Value:  1.338e+06,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
 						"snellius-h100-4gpu-nvlink",
 						"snellius-h100-4gpu-nvlink-allgather",
 						"snellius-h100-4gpu-nvlink-reducescatter",
+						"xxrjun-h100-4gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-allgather",
+						"xxrjun-h100-8gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-reducescatter",
 					},
-					Note: "fitted on 4 datasets from 2 sources",
+					Note: "fitted on 8 datasets from 3 sources",
 				},
 				RampGamma: Param{
-					Value:  0.9116,
+					Value:  0.9218,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
 						"snellius-h100-4gpu-nvlink",
 						"snellius-h100-4gpu-nvlink-allgather",
 						"snellius-h100-4gpu-nvlink-reducescatter",
+						"xxrjun-h100-4gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-allgather",
+						"xxrjun-h100-8gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-reducescatter",
 					},
-					Note: "fitted on 4 datasets from 2 sources",
+					Note: "fitted on 8 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 7.38, MaxPct: 104.4, OverPct: 96.28, UnderPct: 5.585, Datasets: 8, Sources: 5, Points: 49, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 3.71, MaxPct: 105.2, OverPct: 23.66, UnderPct: 14.86, Datasets: 13, Sources: 6, Points: 93, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "pcie",
@@ -95,13 +108,14 @@ func embeddedCalibration() *Calibration {
 			{
 				Class: "pcie-xsocket",
 				Efficiency: Param{
-					Value:  0.8967,
+					Value:  0.8405,
 					Source: "fitted",
 					Datasets: []string{
+						"a100pcie-2gpu-2socket-p2p-sys",
 						"rtx4090-8gpu-2socket-nps4-p2p",
 						"rtx5090-8gpu-p2p-2socket",
 					},
-					Note: "fitted on 2 datasets from 2 sources",
+					Note: "fitted on 3 datasets from 3 sources",
 				},
 				LatencyFactor: Param{
 					Value:  0.25,
@@ -113,24 +127,26 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources; at the lower bound 0.25 of its range",
 				},
 				RampBytesPerRank: Param{
-					Value:  380200.0,
+					Value:  355700.0,
 					Source: "fitted",
 					Datasets: []string{
+						"a100pcie-2gpu-2socket-p2p-sys",
 						"rtx4090-8gpu-2socket-nps4-p2p",
 						"rtx5090-8gpu-p2p-2socket",
 					},
-					Note: "fitted on 2 datasets from 2 sources",
+					Note: "fitted on 3 datasets from 3 sources",
 				},
 				RampGamma: Param{
 					Value:  1.0,
 					Source: "fitted",
 					Datasets: []string{
+						"a100pcie-2gpu-2socket-p2p-sys",
 						"rtx4090-8gpu-2socket-nps4-p2p",
 						"rtx5090-8gpu-p2p-2socket",
 					},
-					Note: "fitted on 2 datasets from 2 sources; at the upper bound 1 of its range",
+					Note: "fitted on 3 datasets from 3 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 14.87, MaxPct: 40.88, OverPct: 31.77, UnderPct: 37.62, Datasets: 2, Sources: 2, Points: 16, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 45.88, MaxPct: 201.7, OverPct: 48.76, UnderPct: 25.31, Datasets: 3, Sources: 3, Points: 119, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-rdma",
@@ -283,21 +299,23 @@ func embeddedCalibration() *Calibration {
 					Note:     "SHM has no efficiency of its own: an SHM hop sustains min(pcie efficiency x the narrower GPU PCIe link, host_staging_GBps)",
 				},
 				HostStagingGBps: &Param{
-					Value:  3.636,
+					Value:  3.642,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-node-p2pdisabled",
 						"autodl-2080ti-2gpu-shm-allgather",
 						"autodl-2080ti-2gpu-shm-allreduce",
 						"dgxa100-4gpu-p2pdisabled",
+						"dgxh100-4gpu-p2pdisabled",
 						"kalavai-4090-2gpu-docker",
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
+						"kalavai-4090-4gpu-k8s",
 					},
-					Note: "fitted on 7 datasets from 3 sources",
+					Note: "fitted on 9 datasets from 3 sources",
 				},
 				LatencyFactor: Param{
-					Value:  0.9946,
+					Value:  0.9525,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -305,11 +323,12 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-2gpu-docker",
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
+						"kalavai-4090-4gpu-k8s",
 					},
-					Note: "fitted on 5 datasets from 2 sources",
+					Note: "fitted on 6 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  20330.0,
+					Value:  23920.0,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -317,8 +336,9 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-2gpu-docker",
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
+						"kalavai-4090-4gpu-k8s",
 					},
-					Note: "fitted on 5 datasets from 2 sources",
+					Note: "fitted on 6 datasets from 2 sources",
 				},
 				RampGamma: Param{
 					Value:  1.0,
@@ -329,10 +349,11 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-2gpu-docker",
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
+						"kalavai-4090-4gpu-k8s",
 					},
-					Note: "fitted on 5 datasets from 2 sources; at the upper bound 1 of its range",
+					Note: "fitted on 6 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 11.81, MaxPct: 91.52, OverPct: 87.8, UnderPct: 31.89, Datasets: 7, Sources: 3, Points: 66, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 42.38, MaxPct: 102.3, OverPct: 97.18, UnderPct: 42.38, Datasets: 9, Sources: 3, Points: 82, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "shm-xsocket",
@@ -381,10 +402,20 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 4 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 157.6, MaxPct: 365.6, OverPct: 292.0, UnderPct: 90.33, Datasets: 5, Sources: 3, Points: 36, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 158.0, MaxPct: 366.3, OverPct: 292.6, UnderPct: 90.33, Datasets: 5, Sources: 3, Points: 36, MinBytes: 1048576, OutOfSample: true},
 			},
 		},
 		Datasets: []DatasetUse{
+			{
+				ID:     "a100pcie-2gpu-2socket-p2p-sys",
+				Source: "github.com/thomaslie210",
+				Class:  "pcie-xsocket",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
+				},
+			},
 			{
 				ID:     "a100pcie-2node-hdr-gdr-sys",
 				Source: "author:gim4moon",
@@ -509,6 +540,24 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "dgxa100-4gpu-p2pdisabled",
+				Source: "github.com/eugenesiow",
+				Class:  "shm",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+				},
+			},
+			{
+				ID:     "dgxh100-4gpu-nvswitch",
+				Source: "github.com/eugenesiow",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+				},
+			},
+			{
+				ID:     "dgxh100-4gpu-p2pdisabled",
 				Source: "github.com/eugenesiow",
 				Class:  "shm",
 				Fitted: true,
@@ -649,6 +698,17 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "kalavai-4090-4gpu-docker",
+				Source: "github.com/kalavai-net",
+				Class:  "shm",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "kalavai-4090-4gpu-k8s",
 				Source: "github.com/kalavai-net",
 				Class:  "shm",
 				Fitted: true,
@@ -877,6 +937,46 @@ func embeddedCalibration() *Calibration {
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
+				},
+			},
+			{
+				ID:     "xxrjun-h100-4gpu-nvswitch-allreduce",
+				Source: "github.com/xxrjun",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "xxrjun-h100-8gpu-nvswitch-allgather",
+				Source: "github.com/xxrjun",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "xxrjun-h100-8gpu-nvswitch-allreduce",
+				Source: "github.com/xxrjun",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "xxrjun-h100-8gpu-nvswitch-reducescatter",
+				Source: "github.com/xxrjun",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
 				},
 			},
 		},
