@@ -972,3 +972,33 @@ func TestShapeWeighsSources(t *testing.T) {
 		t.Errorf("latency factor %v from {A, B}, %v from {A, A, A, B}: want equal", p2.LatencyFactor.Value, p4.LatencyFactor.Value)
 	}
 }
+
+// TestWeights: the shape fit weighs sources, the bandwidth fit modelled
+// systems of a source. Three collectives of one source on one system share
+// one weight in both; the same source's run with another environment
+// (GPUDirect RDMA off) is its own system for the bandwidth.
+func TestWeights(t *testing.T) {
+	mk := func(id, author, preset string, env map[string]string) *prepared {
+		d := &Dataset{ID: id, System: SystemRef{Preset: preset, Nodes: 2, Env: env, Fabric: "ib"}}
+		d.Source.URL, d.Source.Author = "https://example.org/"+author, author
+		return &prepared{d: d}
+	}
+	sets := []*prepared{
+		mk("ar", "one", "p", nil), mk("ag", "one", "p", map[string]string{}), mk("rs", "one", "p", nil),
+		mk("nogdr", "one", "p", map[string]string{"NCCL_NET_GDR_LEVEL": "LOC"}),
+		mk("other", "two", "p", nil),
+	}
+	for name, tc := range map[string]struct {
+		got, want []float64
+	}{
+		"source": {sourceWeights(sets), []float64{0.25, 0.25, 0.25, 0.25, 1}},
+		"system": {systemWeights(sets), []float64{1.0 / 3, 1.0 / 3, 1.0 / 3, 1, 1}},
+	} {
+		for k := range tc.want {
+			if math.Abs(tc.got[k]-tc.want[k]) > 1e-12 {
+				t.Errorf("%s weights %v, want %v", name, tc.got, tc.want)
+				break
+			}
+		}
+	}
+}
