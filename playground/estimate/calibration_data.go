@@ -9,12 +9,12 @@ func embeddedCalibration() *Calibration {
 		Version:   1,
 		Formula:   "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw, without an NVSwitch times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message",
 		NCCLModel: "v2.30.7-1",
-		Objective: "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (each dataset weighs the same in the bandwidth fit), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25: 25 GB/s per link against NCCL's 20-20.6; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits",
+		Objective: "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (in the bandwidth fit every modelled system of a source weighs the same: preset, nodes, environment, fabric), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25: 25 GB/s per link against NCCL's 20-20.6; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits",
 		Classes: []ClassParams{
 			{
 				Class: "nvlink",
 				Efficiency: Param{
-					Value:  0.9626,
+					Value:  0.9744,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-nvlink-bridge-nv4",
@@ -33,7 +33,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 12 datasets from 5 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.554,
+					Value:  1.578,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -44,7 +44,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  1.338e+06,
+					Value:  1.33e+06,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -59,7 +59,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 8 datasets from 3 sources",
 				},
 				RampGamma: Param{
-					Value:  0.9218,
+					Value:  0.9172,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -73,7 +73,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 8 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 3.71, MaxPct: 105.2, OverPct: 23.66, UnderPct: 14.86, Datasets: 13, Sources: 6, Points: 93, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 3.423, MaxPct: 107.7, OverPct: 24.57, UnderPct: 14.89, Datasets: 13, Sources: 6, Points: 93, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "pcie",
@@ -166,7 +166,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 8 datasets from 5 sources; at the upper bound 1 of its range",
 				},
 				LatencyFactor: Param{
-					Value:  1.182,
+					Value:  1.231,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
@@ -190,7 +190,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 5 datasets from 3 sources; at the lower bound 1024 of its range",
 				},
 				RampGamma: Param{
-					Value:  0.7098,
+					Value:  0.7116,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
@@ -201,7 +201,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 5 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 14.11, MaxPct: 562.5, OverPct: 61.73, UnderPct: 26.44, Datasets: 16, Sources: 10, Points: 165, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 13.87, MaxPct: 581.7, OverPct: 62.11, UnderPct: 20.93, Datasets: 16, Sources: 10, Points: 165, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-host",
@@ -248,12 +248,12 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 4 datasets from 2 sources; at the lower bound 0.5 of its range",
 				},
-				Band: Band{MedianPct: 30.0, MaxPct: 1349.0, OverPct: 95.96, UnderPct: 30.49, Datasets: 7, Sources: 5, Points: 268, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 30.01, MaxPct: 1349.0, OverPct: 98.16, UnderPct: 30.49, Datasets: 7, Sources: 5, Points: 268, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-tcp",
 				Efficiency: Param{
-					Value:  0.6784,
+					Value:  0.6786,
 					Source: "fitted",
 					Datasets: []string{
 						"aws-g5-a10g-2node-socket",
@@ -262,7 +262,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources",
 				},
 				LatencyFactor: Param{
-					Value:  5.074,
+					Value:  5.109,
 					Source: "fitted",
 					Datasets: []string{
 						"aws-g5-a10g-2node-socket",
@@ -271,7 +271,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  172700.0,
+					Value:  171700.0,
 					Source: "fitted",
 					Datasets: []string{
 						"aws-g5-a10g-2node-socket",
@@ -288,7 +288,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 2 datasets from 2 sources",
 				},
-				Band: Band{MedianPct: 63.13, MaxPct: 452.5, OverPct: 365.2, UnderPct: 13.66, Datasets: 2, Sources: 2, Points: 22, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 63.13, MaxPct: 452.5, OverPct: 365.3, UnderPct: 13.66, Datasets: 2, Sources: 2, Points: 22, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "shm",
@@ -299,7 +299,7 @@ func embeddedCalibration() *Calibration {
 					Note:     "SHM has no efficiency of its own: an SHM hop sustains min(pcie efficiency x the narrower GPU PCIe link, host_staging_GBps)",
 				},
 				HostStagingGBps: &Param{
-					Value:  3.642,
+					Value:  3.891,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-node-p2pdisabled",
@@ -315,7 +315,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 9 datasets from 3 sources",
 				},
 				LatencyFactor: Param{
-					Value:  0.9525,
+					Value:  1.073,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -328,7 +328,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 6 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  23920.0,
+					Value:  18770.0,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -353,12 +353,12 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 6 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 42.38, MaxPct: 102.3, OverPct: 97.18, UnderPct: 42.38, Datasets: 9, Sources: 3, Points: 82, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 42.38, MaxPct: 123.4, OverPct: 117.1, UnderPct: 42.38, Datasets: 9, Sources: 3, Points: 82, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "shm-xsocket",
 				Efficiency: Param{
-					Value:  0.09709,
+					Value:  0.1405,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-4gpu-xsocket-p2pdisabled",
@@ -381,7 +381,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources; at the lower bound 0.25 of its range",
 				},
 				RampBytesPerRank: Param{
-					Value:  27410.0,
+					Value:  41030.0,
 					Source: "fitted",
 					Datasets: []string{
 						"rtx4090-2gpu-shm-xsocket-allgather",
@@ -392,7 +392,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources",
 				},
 				RampGamma: Param{
-					Value:  1.0,
+					Value:  0.9962,
 					Source: "fitted",
 					Datasets: []string{
 						"rtx4090-2gpu-shm-xsocket-allgather",
@@ -400,9 +400,9 @@ func embeddedCalibration() *Calibration {
 						"rtx4090-2gpu-shm-xsocket-reducescatter",
 						"rtx4090-8gpu-2socket-nps4-shm",
 					},
-					Note: "fitted on 4 datasets from 2 sources; at the upper bound 1 of its range",
+					Note: "fitted on 4 datasets from 2 sources",
 				},
-				Band: Band{MedianPct: 158.0, MaxPct: 366.3, OverPct: 292.6, UnderPct: 90.33, Datasets: 5, Sources: 3, Points: 36, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 175.5, MaxPct: 396.2, OverPct: 318.5, UnderPct: 88.06, Datasets: 5, Sources: 3, Points: 36, MinBytes: 1048576, OutOfSample: true},
 			},
 		},
 		Datasets: []DatasetUse{

@@ -886,9 +886,12 @@ func TestEfficiencyCappedAtLineRate(t *testing.T) {
 // TestNeutralIsNCCL: with every parameter of the network class at its
 // bound (efficiency 1, NCCL's latency, no ramp) the calibrated time of a
 // 2-node allreduce is NCCL's model time at every power-of-two size that is
-// not held, Tree rows included (their bandwidth carries NCCL's tree
-// correction factor) and ring Simple rows with NCCL's x1.4 latency: a class
-// that falls back to its bounds is predicted by NCCL's own model.
+// not held, ring Simple rows with NCCL's x1.4 latency included: a class
+// that falls back to its bounds is predicted by NCCL's own model. Tree
+// rows are left out: NCCL scales their bandwidth by its tree correction
+// factor, which the estimator replaces by its fitted ramp (carrying the
+// factor over made the leave-one-source-out median over datasets 14.4% ->
+// 14.8%).
 func TestNeutralIsNCCL(t *testing.T) {
 	_, build, def := fixtures(t)
 	cal := *def
@@ -918,7 +921,7 @@ func TestNeutralIsNCCL(t *testing.T) {
 		if e.Calibrated.Class != ClassNetRDMA {
 			t.Fatalf("%d bytes: class %s", n, e.Calibrated.Class)
 		}
-		if e.Calibrated.Held {
+		if e.Calibrated.Held || e.Model.Algo == "Tree" {
 			continue
 		}
 		compared++
@@ -927,8 +930,8 @@ func TestNeutralIsNCCL(t *testing.T) {
 			t.Errorf("%d bytes %s/%s: calibrated %.3f us, NCCL's model %.3f us", n, e.Model.Algo, e.Model.Proto, e.Calibrated.TimeUs, e.Model.TimeUs)
 		}
 	}
-	if compared < 10 || !algos["Tree/LL128"] || !algos["Ring/Simple"] {
-		t.Errorf("compared %d sizes over %v: want Tree and Ring Simple rows", compared, algos)
+	if compared < 5 || !algos["Ring/Simple"] {
+		t.Errorf("compared %d sizes over %v: want Ring Simple rows", compared, algos)
 	}
 }
 
@@ -967,5 +970,35 @@ func TestShapeWeighsSources(t *testing.T) {
 	}
 	if d := math.Abs(p4.LatencyFactor.Value-p2.LatencyFactor.Value) / p2.LatencyFactor.Value; d > 2e-3 {
 		t.Errorf("latency factor %v from {A, B}, %v from {A, A, A, B}: want equal", p2.LatencyFactor.Value, p4.LatencyFactor.Value)
+	}
+}
+
+// TestWeights: the shape fit weighs sources, the bandwidth fit modelled
+// systems of a source. Three collectives of one source on one system share
+// one weight in both; the same source's run with another environment
+// (GPUDirect RDMA off) is its own system for the bandwidth.
+func TestWeights(t *testing.T) {
+	mk := func(id, author, preset string, env map[string]string) *prepared {
+		d := &Dataset{ID: id, System: SystemRef{Preset: preset, Nodes: 2, Env: env, Fabric: "ib"}}
+		d.Source.URL, d.Source.Author = "https://example.org/"+author, author
+		return &prepared{d: d}
+	}
+	sets := []*prepared{
+		mk("ar", "one", "p", nil), mk("ag", "one", "p", map[string]string{}), mk("rs", "one", "p", nil),
+		mk("nogdr", "one", "p", map[string]string{"NCCL_NET_GDR_LEVEL": "LOC"}),
+		mk("other", "two", "p", nil),
+	}
+	for name, tc := range map[string]struct {
+		got, want []float64
+	}{
+		"source": {sourceWeights(sets), []float64{0.25, 0.25, 0.25, 0.25, 1}},
+		"system": {systemWeights(sets), []float64{1.0 / 3, 1.0 / 3, 1.0 / 3, 1, 1}},
+	} {
+		for k := range tc.want {
+			if math.Abs(tc.got[k]-tc.want[k]) > 1e-12 {
+				t.Errorf("%s weights %v, want %v", name, tc.got, tc.want)
+				break
+			}
+		}
 	}
 }

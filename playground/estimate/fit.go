@@ -109,7 +109,6 @@ type prepared struct {
 type pseg struct {
 	c   cell
 	end uint64 // last size of the segment (MaxUint64 for the last)
-	bwf float64
 }
 
 type prow struct {
@@ -121,9 +120,6 @@ type prow struct {
 	model  float64 // NCCL's model time (µs)
 	mAlgo  tune.Algorithm
 	mProto tune.Protocol
-	// bwf is NCCL's size-dependent bandwidth factor of the cell at this
-	// size (bandwidthFactor).
-	bwf float64
 }
 
 func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) {
@@ -159,7 +155,7 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 			end = starts[i+1] - 1
 		}
 		c := cellFor(m, f, pk.a, pk.p, 1)
-		p.segs = append(p.segs, pseg{c: c, end: end, bwf: bandwidthFactor(m, f, pk.a, pk.p, end)})
+		p.segs = append(p.segs, pseg{c: c, end: end})
 	}
 	for _, r := range d.Rows {
 		if r.Bytes == 0 {
@@ -176,8 +172,7 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 		seg := sort.Search(len(starts), func(i int) bool { return starts[i] > r.Bytes }) - 1
 		ce := cellFor(m, f, c.Algo, c.Proto, 1)
 		p.rows = append(p.rows, prow{bytes: r.Bytes, tMeas: r.TimeUs, busbw: r.BusBwGBps,
-			c: ce, seg: seg, model: float64(c.TimeUs), mAlgo: c.Algo, mProto: c.Proto,
-			bwf: bandwidthFactor(m, f, c.Algo, c.Proto, r.Bytes)})
+			c: ce, seg: seg, model: float64(c.TimeUs), mAlgo: c.Algo, mProto: c.Proto})
 	}
 	if len(p.rows) == 0 {
 		return nil, fmt.Errorf("dataset %s: no row with a positive size", d.ID)
@@ -291,11 +286,11 @@ func (p *prepared) predict(ps *paramSet, out []float64) {
 	prefMax := make([]float64, len(p.segs))
 	for i := 1; i < len(p.segs); i++ {
 		prev := p.segs[i-1]
-		t := calTime(ps.terms(prev.c, &p.route, p.n).scaled(prev.bwf), float64(prev.end)*p.bf)
+		t := calTime(ps.terms(prev.c, &p.route, p.n), float64(prev.end)*p.bf)
 		prefMax[i] = math.Max(prefMax[i-1], t)
 	}
 	for i, r := range p.rows {
-		t := calTime(ps.terms(r.c, &p.route, p.n).scaled(r.bwf), float64(r.bytes)*p.bf)
+		t := calTime(ps.terms(r.c, &p.route, p.n), float64(r.bytes)*p.bf)
 		if r.seg >= 0 && r.seg < len(prefMax) && prefMax[r.seg] > t {
 			t = prefMax[r.seg]
 		}
@@ -366,14 +361,41 @@ func objectiveOn(sets []*prepared, ps *paramSet, buf [][]float64, w []float64, k
 	return total
 }
 
+// systemWeights gives each dataset of sets the weight 1 / (the number of
+// datasets in sets of its source on the same modelled system: preset,
+// nodes, environment and fabric). The bandwidth is fitted with these
+// weights: the collectives one source ran on one machine are repeated
+// observations of the same path's bound, while its runs on different
+// paths (GPUDirect RDMA on and off) are different bounds.
+func systemWeights(sets []*prepared) []float64 {
+	key := func(p *prepared) string {
+		r := p.d.System
+		env := make([]string, 0, len(r.Env))
+		for k, v := range r.Env {
+			env = append(env, k+"="+v)
+		}
+		sort.Strings(env)
+		return fmt.Sprintf("%s|%s|%d|%s|%s", p.d.SourceKey(), r.Preset, r.Nodes, strings.Join(env, ","), r.Fabric)
+	}
+	n := map[string]int{}
+	for _, p := range sets {
+		n[key(p)]++
+	}
+	w := make([]float64, len(sets))
+	for k, p := range sets {
+		w[k] = 1 / float64(n[key(p)])
+	}
+	return w
+}
+
 // sourceWeights gives each dataset of sets the weight 1 / (the number of
 // datasets of its source in sets). The latency factor and the ramp are
 // fitted with these weights: they describe a platform and its software
 // (NCCL version, launcher, per-step costs), which every run of one source
 // shares, so a source that published three collectives of one machine is
-// one observation of them, not three. The bandwidth keeps one weight per
-// dataset: a source's runs on different paths (GPUDirect RDMA on and off,
-// one node and two) are different hardware bounds.
+// one observation of them, not three. The bandwidth is fitted with
+// systemWeights instead: a source's runs on different paths (GPUDirect
+// RDMA on and off, one node and two) are different hardware bounds.
 func sourceWeights(sets []*prepared) []float64 {
 	n := map[string]int{}
 	for _, p := range sets {
@@ -387,7 +409,7 @@ func sourceWeights(sets []*prepared) []float64 {
 }
 
 // FitObjective describes the fit in words (written to the calibration).
-const FitObjective = "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (each dataset weighs the same in the bandwidth fit), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25: 25 GB/s per link against NCCL's 20-20.6; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits"
+const FitObjective = "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (in the bandwidth fit every modelled system of a source weighs the same: preset, nodes, environment, fabric), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25: 25 GB/s per link against NCCL's 20-20.6; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits"
 
 // Formula is the calibrated model in one line.
 const Formula = "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw, without an NVSwitch times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message"
@@ -807,7 +829,7 @@ func fitOn(ctx context.Context, fitted []*prepared, ps *paramSet, c, touch Class
 			}
 		}
 	}
-	w := sourceWeights(touching)
+	w, wsys := sourceWeights(touching), systemWeights(touching)
 	get, set, bb := bwVar(c)
 	// The bandwidth parameter is identified by the plateau alone: rows of
 	// at least PlateauMinBytes whose chosen cell is of class touch. Fitting
@@ -821,7 +843,7 @@ func fitOn(ctx context.Context, fitted []*prepared, ps *paramSet, c, touch Class
 		fb := func(v float64) float64 {
 			q := *ps
 			set(&q, v)
-			return objectiveOn(touching, &q, buf, nil, onPlateau)
+			return objectiveOn(touching, &q, buf, wsys, onPlateau)
 		}
 		// Start at the best of a log-spaced scan of the range: above a
 		// hop's other bounds the loss is flat in the parameter, and the

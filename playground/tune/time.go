@@ -27,32 +27,14 @@ func (m *Model) AlgoTime(f Func, a Algorithm, p Protocol, nBytes uint64, numPipe
 	if numPipeOps < 1 {
 		numPipeOps = 1
 	}
-	if k, ok := m.bandwidthFactor(f, a, p, nBytes); ok {
-		bw = float32(bw * k)
-	}
-	return float32(m.latencyTerm(f, a, p, lat, nBytes, numPipeOps) + float32(float32(nBytes)/float32(1000*bw)))
-}
-
-// BandwidthFactor is the size-dependent factor AlgoTime scales the cell's
-// bandwidth by at nBytes: the tree correction factor of a Tree AllReduce
-// (and of an NVLSTree AllReduce on Blackwell with x86 CPUs), 1 otherwise.
-func (m *Model) BandwidthFactor(f Func, a Algorithm, p Protocol, nBytes uint64) float32 {
-	if !f.Valid() || !a.Valid() || !p.Valid() {
-		return 1
-	}
-	k, _ := m.bandwidthFactor(f, a, p, nBytes)
-	return k
-}
-
-func (m *Model) bandwidthFactor(f Func, a Algorithm, p Protocol, nBytes uint64) (float32, bool) {
 	logSize := log2i(nBytes >> 6)
 	if a == Tree && f == AllReduce && logSize >= 0 && logSize < 23 {
-		return treeCorrectionFactor[p][logSize], true
+		bw = float32(bw * treeCorrectionFactor[p][logSize])
 	}
 	if a == NVLSTree && f == AllReduce && logSize >= 0 && logSize < 24 && m.Sys.MinCompCap >= 100 && m.Sys.CPUArch == ArchX86 {
-		return treeCorrectionFactor[p][logSize], true
+		bw = float32(bw * treeCorrectionFactor[p][logSize])
 	}
-	return 1, false
+	return float32(m.latencyTerm(f, a, p, lat, nBytes, numPipeOps) + float32(float32(nBytes)/float32(1000*bw)))
 }
 
 // LatencyTime is the latency term of AlgoTime (µs): lat × latCount, with

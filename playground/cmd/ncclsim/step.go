@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/distributed-nav/distributed-nav/playground/estimate"
 	"github.com/distributed-nav/distributed-nav/playground/service"
 	"github.com/distributed-nav/distributed-nav/playground/stepsim"
 	"github.com/distributed-nav/distributed-nav/playground/workload"
@@ -139,7 +140,8 @@ func formatStep(o *service.StepResult, spans bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s step on %s x %d node(s), %d GPUs; collective times: %s", strings.ToUpper(o.Mode), o.Topology, o.NNodes, o.NRanks, o.Timing)
 	if o.Class != "" {
-		fmt.Fprintf(&b, " (path class %s, busbw error band median %.1f%%, max %.1f%%)", o.Class, o.Band.MedianPct, o.Band.MaxPct)
+		fmt.Fprintf(&b, " (path class %s; out of sample, %g%% of the class's busbw errors lie between -%.1f%% and +%.1f%%, median %.1f%%)",
+			o.Class, 100*(estimate.BandQuantileHigh-estimate.BandQuantileLow), o.Band.UnderPct, o.Band.OverPct, o.Band.MedianPct)
 	}
 	b.WriteString("\n")
 	var tl stepsim.Timeline
