@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -609,5 +610,47 @@ func TestTopologyDenseLinks(t *testing.T) {
 		if n := strings.Count(svg, "<") - strings.Count(svg, "</"); n > tt.maxStart {
 			t.Errorf("%+v: %d start tags, the bound is %d", tt.host, n, tt.maxStart)
 		}
+	}
+}
+
+// TestTopologyManyNICs: past MaxDrawnNICs the NICs under one parent are one
+// box, and the figure of 72 GPUs and 252 NICs stays a few thousand elements
+// (it drew 7,240 start tags, a NIC and a NET box per NIC); at or under the
+// cap every NIC and port keeps a box of its own.
+func TestTopologyManyNICs(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		xml      string
+		groups   int // NIC group boxes
+		nicBoxes int // boxes of one NIC each
+		maxStart int
+		label    string // a substring of a group box's or link's aria-label
+	}{
+		// 252 NICs, every one on a root port of CPU 0: one group.
+		{"72 GPUs, 252 NICs", topotest.WithNICs(topotest.Host{Sockets: 2, Switches: 4, GPUs: 9}.XML(), 252), 1, 0, 1500,
+			"252 NICs with 252 network ports (NET 0 mlx5_0 to NET 251 mlx5_251), drawn as one box"},
+		{"72 GPUs, 252 NICs: the links to the group", topotest.WithNICs(topotest.Host{Sockets: 2, Switches: 4, GPUs: 9}.XML(), 252), 1, 0, 1500,
+			"252 PCIe links 252 NICs (NET0–251) – CPU0 (the first: 24 GB/s)"},
+		{"4 GPUs, MaxDrawnNICs NICs", topotest.WithNICs(topotest.Host{Sockets: 1, Switches: 1, GPUs: 4}.XML(), MaxDrawnNICs), 0, MaxDrawnNICs, 2500, ""},
+		{"4 GPUs, one NIC past the cap", topotest.WithNICs(topotest.Host{Sockets: 1, Switches: 1, GPUs: 4}.XML(), MaxDrawnNICs+1), 1, 0, 600,
+			fmt.Sprintf("%d NICs with %d network ports", MaxDrawnNICs+1, MaxDrawnNICs+1)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := build(t, "", 1, tt.xml)
+			svg := Topology(res, TopologyOptions{Graph: "ring", Channel: -1, ID: "t"})
+			wellFormed(t, svg)
+			if n := strings.Count(svg, "<") - strings.Count(svg, "</"); n > tt.maxStart {
+				t.Errorf("%d start tags, the bound is %d", n, tt.maxStart)
+			}
+			if n := strings.Count(svg, `aria-label="`+strconv.Itoa(MaxDrawnNICs+1)+" NICs") + strings.Count(svg, `aria-label="252 NICs`); n != tt.groups {
+				t.Errorf("%d NIC group boxes, want %d", n, tt.groups)
+			}
+			if n := strings.Count(svg, `class="pg-node pg-n-nic" tabindex="0" role="img" aria-label="NIC `); n != tt.nicBoxes {
+				t.Errorf("%d boxes of one NIC, want %d", n, tt.nicBoxes)
+			}
+			if tt.label != "" && !strings.Contains(svg, Escape(tt.label)) {
+				t.Errorf("no label holding %q", tt.label)
+			}
+		})
 	}
 }

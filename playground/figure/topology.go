@@ -35,14 +35,31 @@ const (
 )
 
 // tbox is one drawn node: a CPU, PCI switch, NVSwitch, NIC, NET port or a
-// GPU (the DEV node and its rank node drawn as one box).
+// GPU (the DEV node and its rank node drawn as one box), or a group of
+// NICs with their ports drawn as one box (see MaxDrawnNICs).
 type tbox struct {
 	ref      topo.NodeRef
 	x, y     float64 // centre
 	depth    int
 	children []int
 	placed   bool
+	// nics and nets are the NICs and NET ports a group box stands for
+	// (nil for the box of one node).
+	nics, nets []int
 }
+
+// MaxDrawnNICs is the most NICs Topology draws one box each (a NIC box and
+// a box per port). A host has one NIC or two per GPU, 16 at most among the
+// systems NCCL is tuned for; past it (ncclsim accepts up to topo.MaxNICs)
+// the NICs under each parent are drawn as one box, or all of the host's as
+// one when more than maxNICGroups parents hold them, so that 252 NICs do
+// not draw thousands of elements. The path matrix and ncclsim topo list
+// every NIC.
+const MaxDrawnNICs = 32
+
+// maxNICGroups is the most group boxes the NICs of a host past
+// MaxDrawnNICs are drawn as.
+const maxNICGroups = 8
 
 // tlayout places the nodes of one host.
 type tlayout struct {
@@ -69,11 +86,29 @@ func drawn(sys *topo.System, r topo.NodeRef) topo.NodeRef {
 // no CPU reaches (the NVSwitch) go on a row of their own below.
 func newLayout(sys *topo.System) *tlayout {
 	l := &tlayout{sys: sys, at: map[topo.NodeRef]int{}}
+	groups := nicGroups(sys)
 	for _, t := range []topo.NodeType{topo.CPU, topo.PCI, topo.NIC, topo.NET, topo.DEV, topo.NVS, topo.GPU} {
+		if t == topo.NIC && groups != nil {
+			// One box per group, standing for its NICs and their ports.
+			for _, g := range groups {
+				box := len(l.boxes)
+				l.boxes = append(l.boxes, tbox{ref: topo.NodeRef{Type: topo.NIC, Index: g.nics[0]}, nics: g.nics, nets: g.nets})
+				for _, i := range g.nics {
+					l.at[topo.NodeRef{Type: topo.NIC, Index: i}] = box
+				}
+				for _, i := range g.nets {
+					l.at[topo.NodeRef{Type: topo.NET, Index: i}] = box
+				}
+			}
+			continue
+		}
 		for i := range sys.Nodes[t] {
 			r := topo.NodeRef{Type: t, Index: i}
 			if t == topo.GPU && drawn(sys, r) != r {
 				continue
+			}
+			if _, done := l.at[r]; done {
+				continue // a port of a NIC group
 			}
 			l.at[r] = len(l.boxes)
 			l.boxes = append(l.boxes, tbox{ref: r})
@@ -147,6 +182,82 @@ func newLayout(sys *topo.System) *tlayout {
 		}
 	}
 	return l
+}
+
+// nicGroup is the NICs (and their NET ports) drawn as one box.
+type nicGroup struct{ nics, nets []int }
+
+// nicGroups returns the groups the NICs of sys are drawn as, or nil when
+// there are at most MaxDrawnNICs of them (one box each): the NICs under one
+// parent (the PCIe switch or CPU their PCI link leads to) form a group,
+// all of them one group when more than maxNICGroups parents hold NICs.
+// Each NET port goes with the NIC it is linked to.
+func nicGroups(sys *topo.System) []nicGroup {
+	nics := sys.Nodes[topo.NIC]
+	if len(nics) <= MaxDrawnNICs {
+		return nil
+	}
+	parent := make([]topo.NodeRef, len(nics))
+	var order []topo.NodeRef
+	byParent := map[topo.NodeRef]int{}
+	for i := range nics {
+		parent[i] = topo.NodeRef{Type: topo.NIC, Index: -1}
+		for _, li := range nics[i].Links {
+			if lk := sys.Links[li]; lk.Type == topo.LinkPCI {
+				parent[i] = lk.To
+				break
+			}
+		}
+		if _, ok := byParent[parent[i]]; !ok {
+			byParent[parent[i]] = len(order)
+			order = append(order, parent[i])
+		}
+	}
+	n := len(order)
+	if n > maxNICGroups {
+		n = 1
+	}
+	groups := make([]nicGroup, n)
+	groupOf := make([]int, len(nics))
+	for i := range nics {
+		if n > 1 {
+			groupOf[i] = byParent[parent[i]]
+		}
+		groups[groupOf[i]].nics = append(groups[groupOf[i]].nics, i)
+	}
+	for i := range sys.Nodes[topo.NET] {
+		for _, li := range sys.Nodes[topo.NET][i].Links {
+			if lk := sys.Links[li]; lk.To.Type == topo.NIC && lk.To.Index >= 0 && lk.To.Index < len(nics) {
+				g := groupOf[lk.To.Index]
+				groups[g].nets = append(groups[g].nets, i)
+				break
+			}
+		}
+	}
+	return groups
+}
+
+// groupText is nodeText for a box that stands for several NICs.
+func groupText(sys *topo.System, bx *tbox) (l1, l2, desc, kind string) {
+	nets := sys.Nodes[topo.NET]
+	l1 = strconv.Itoa(len(bx.nics)) + " NICs"
+	if len(bx.nics) == 1 {
+		l1 = "1 NIC"
+	}
+	if len(bx.nets) > 0 {
+		first, last := bx.nets[0], bx.nets[len(bx.nets)-1]
+		l2 = "NET" + strconv.Itoa(first) + "–" + strconv.Itoa(last)
+		if last-first+1 != len(bx.nets) {
+			l2 = strconv.Itoa(len(bx.nets)) + " ports" // not one range of NETs
+		}
+		desc = l1 + " with " + strconv.Itoa(len(bx.nets)) + " network ports (NET " +
+			strconv.Itoa(first) + " " + nets[first].Net.Name + " to NET " + strconv.Itoa(last) + " " + nets[last].Net.Name +
+			"), drawn as one box: the host has " + strconv.Itoa(len(sys.Nodes[topo.NIC])) + " NICs, more than " +
+			strconv.Itoa(MaxDrawnNICs) + " drawn one by one; the path matrix and ncclsim topo list each"
+	} else {
+		desc = l1 + " without network ports, drawn as one box"
+	}
+	return l1, l2, desc, "nic"
 }
 
 func contains(list []int, v int) bool {
@@ -286,6 +397,18 @@ func boxName(sys *topo.System, r topo.NodeRef) string {
 	return l1
 }
 
+// boxName is the short name of the box that node r is drawn in.
+func (l *tlayout) boxName(r topo.NodeRef) string {
+	if i, ok := l.at[r]; ok && l.boxes[i].nics != nil {
+		l1, l2, _, _ := groupText(l.sys, &l.boxes[i])
+		if l2 == "" {
+			return l1
+		}
+		return l1 + " (" + l2 + ")"
+	}
+	return boxName(l.sys, r)
+}
+
 // Topology draws one host of res as an SVG: CPUs on top, PCIe switches,
 // GPUs and NICs below them, the NVSwitch (if any) at the bottom; links
 // carry their type and bandwidth in a tooltip and in a label shown on hover
@@ -332,8 +455,12 @@ func Topology(res *model.Result, opts TopologyOptions) string {
 	type drawnLink struct {
 		li, bi, bj int
 		desc, bw   string
+		n          int // links drawn as this one, past the first (to a NIC group)
 	}
 	var links []drawnLink
+	// toGroup counts the links from one box to a NIC group box: they are
+	// drawn as one line.
+	toGroup := map[[2]int]int{}
 	for li, lk := range sys.Links {
 		if lk.Type == topo.LinkLOC {
 			continue
@@ -347,6 +474,14 @@ func Topology(res *model.Result, opts TopologyOptions) string {
 		if !ok1 || !ok2 || bi == bj {
 			continue
 		}
+		if l.boxes[bi].nics != nil || l.boxes[bj].nics != nil {
+			key := [2]int{min(bi, bj), max(bi, bj)}
+			if k, seen := toGroup[key]; seen {
+				links[k].n++
+				continue
+			}
+			toGroup[key] = len(links)
+		}
 		there, back := lk.Bw, lk.Bw
 		if lk.Rev >= 0 {
 			back = sys.Links[lk.Rev].Bw
@@ -359,7 +494,13 @@ func Topology(res *model.Result, opts TopologyOptions) string {
 		if back != there {
 			bw = gbps(there) + " from " + boxName(sys, a) + ", " + gbps(back) + " back"
 		}
-		links = append(links, drawnLink{li, bi, bj, linkName(lk.Type) + " link " + boxName(sys, a) + " – " + boxName(sys, z) + ", " + bw, bw})
+		links = append(links, drawnLink{li: li, bi: bi, bj: bj, desc: linkName(lk.Type) + " link " + l.boxName(a) + " – " + l.boxName(z) + ", " + bw, bw: bw})
+	}
+	for k := range links {
+		if n := links[k].n; n > 0 {
+			desc := strings.Replace(strings.TrimSuffix(links[k].desc, ", "+links[k].bw), " link ", " links ", 1)
+			links[k].desc = strconv.Itoa(n+1) + " " + desc + " (the first: " + links[k].bw + ")"
+		}
 	}
 	if len(links) > MaxLabelledLinks {
 		// A mesh (72 GPUs joined all to all: 2,556 links) is drawn as bare
@@ -389,6 +530,9 @@ func Topology(res *model.Result, opts TopologyOptions) string {
 	for i := range l.boxes {
 		bx := &l.boxes[i]
 		l1, l2, desc, kind := nodeText(sys, bx.ref)
+		if bx.nics != nil {
+			l1, l2, desc, kind = groupText(sys, bx)
+		}
 		b.s(`<g class="pg-node pg-n-`, kind, `" tabindex="0" role="img"`)
 		b.attr("aria-label", desc)
 		b.attr("data-node", bx.ref.String())

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
@@ -94,6 +95,11 @@ func (r *Result) Steps() int64 {
 // CollNet graphs are not searched: they need a CollNet network plugin and are
 // disabled by default (config.collnetEnable = 0).
 func SearchAll(ctx context.Context, a *topo.Analysis, env ncclenv.Env) (*Result, error) {
+	return searchAll(ctx, a, env, MaxSearchWork)
+}
+
+// searchAll is SearchAll with each search's work capped at workCap.
+func searchAll(ctx context.Context, a *topo.Analysis, env ncclenv.Env, workCap int64) (*Result, error) {
 	if a == nil || a.Local == nil {
 		return nil, fmt.Errorf("search: no analysed system")
 	}
@@ -111,6 +117,7 @@ func SearchAll(ctx context.Context, a *topo.Analysis, env ncclenv.Env) (*Result,
 	}
 	crossNic := param("NCCL_CROSS_NIC", 2)
 	pr := newPrep(a)
+	pr.workCap = workCap
 
 	ring, err := search(ctx, pr, crossNic, Params{ID: 0, Pattern: Ring, MinChannels: 1, MaxChannels: MaxChannels / 2})
 	if err != nil {
@@ -141,6 +148,12 @@ func SearchAll(ctx context.Context, a *topo.Analysis, env ncclenv.Env) (*Result,
 		}
 	}
 
+	for _, g := range res.Graphs() {
+		if g.WorkCapped {
+			res.Notes = append(res.Notes, fmt.Sprintf("the %s search stopped at the model's work cap (%d links read) after %d steps and kept the best graph found by then; NCCL, bound only by its step budgets, may find more channels or a faster graph on this host",
+				strings.ToLower(g.Pattern.String()), workCap, g.Steps))
+		}
+	}
 	res.CollChannels = min(ring.NChannels, tree.NChannels)
 	ring.NChannels, tree.NChannels = res.CollChannels, res.CollChannels
 	res.NChannels = postsetChannels(res.CollChannels, minCC, a.System.Hosts, ring.BwIntra, param)

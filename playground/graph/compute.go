@@ -151,6 +151,14 @@ func (s *searcher) compute(graph *state) error {
 		if s.err != nil {
 			return fmt.Errorf("graph search (pattern %s): %w", graph.pattern, s.err)
 		}
+		if s.capped {
+			// MaxSearchWork: end as NCCL's "done" does with the best graph
+			// so far, without a second pass.
+			if pass == 1 {
+				dupChannels(graph, ccMin, ngpus)
+			}
+			break
+		}
 
 		if pass == 1 && time != -1 && float32(graph.nChannels)*graph.bwInter < s.totalBw {
 			// Pass 1: no satisfying solution yet, relax one constraint at a time.
@@ -295,7 +303,8 @@ func (s *searcher) result(g *state) *Graph {
 	out := &Graph{ID: g.id, Pattern: g.pattern, CrossNic: g.crossNic, CollNet: g.collNet,
 		MinChannels: g.minChannels, MaxChannels: g.maxChannels, NChannels: g.nChannels, SearchChannels: g.nChannels,
 		BwIntra: g.bwIntra, BwInter: g.bwInter, LatencyInter: g.latencyInter, TypeIntra: g.typeIntra,
-		TypeInter: g.typeInter, SameChannels: g.sameChannels, NHops: g.nHops, Steps: s.steps, Fallback: s.fallback}
+		TypeInter: g.typeInter, SameChannels: g.sameChannels, NHops: g.nHops, Steps: s.steps, Work: s.work, WorkCapped: s.capped,
+		Fallback: s.fallback}
 	for c := 0; c < g.nChannels; c++ {
 		n := s.ngpus
 		if g.pattern == NVLS {

@@ -24,5 +24,8 @@
 //
 // The search takes a context.Context and stops at its deadline; Graph.Steps
 // reports how many recursion steps (ncclTopoSearchRecGpu calls, the unit of
-// NCCL's NCCL_SEARCH_* budgets) it used.
+// NCCL's NCCL_SEARCH_* budgets) it used, and Graph.Work how many links it
+// read. Each attempt's step budget is also a budget of work (workPerStep
+// links a step), which binds only on hosts of tens of GPUs, and a search
+// stops at MaxSearchWork links whatever its budgets say.
 package graph

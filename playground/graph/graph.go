@@ -82,6 +82,11 @@ type Graph struct {
 	SearchChannels int
 	// Steps counts ncclTopoSearchRecGpu calls, the unit of NCCL's budgets.
 	Steps int64
+	// Work counts the links of the paths the search followed and the
+	// candidate GPUs it listed; WorkCapped is set when it reached
+	// MaxSearchWork and the search stopped there.
+	Work       int64
+	WorkCapped bool
 	// Fallback is set when no solution was found and NCCL's simple
 	// PCI-order channel was used.
 	Fallback bool

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"math/bits"
 	"runtime"
 	"slices"
 
@@ -23,6 +24,34 @@ const (
 	// two yields that unwind the WebAssembly engine's stack.
 	yieldDepth = 64
 )
+
+// MaxSearchWork bounds the work of one graph search (ring, tree or NVLS),
+// counted in links read: every link a followed path charges, fails on or
+// gives back, and every GPU of a candidate list. NCCL's budgets count
+// steps (ncclTopoSearchRecGpu calls), but the work of a step grows with
+// the GPUs and the length of their paths; workPerStep turns each attempt's
+// step budget into a budget of work as well. This cap is the backstop for
+// a search that walks its whole relaxation ladder without a solution: the
+// largest search seen reads 30 million links (72 PCIe GPUs and 252 NICs
+// without P2P; 0.3 s for ring and tree at load 8), a preset or real dump
+// at most 3 million. A search that reaches the cap stops as if NCCL's
+// global budget had run out, with the best graph found so far (NCCL's
+// PCI-order fallback when none), and Result.Notes says so.
+const MaxSearchWork = 64 << 20
+
+// workPerStep turns NCCL's step budgets into budgets of work: an attempt
+// of searchTimeout steps may also read at most searchTimeout x workPerStep
+// links. On the presets and real dumps a step reads 4 to 30 links on
+// average, so their steps run out first and every searched graph is
+// NCCL's (the golden and real-log tests hold it); on a host of 72 PCIe
+// GPUs a step reads 100 to 300, and the work budget ends each attempt
+// earlier, as a timeout of NCCL's would (the attempt's steps count as
+// spent against the global budget). A step that scores and sorts its n
+// candidates against a NIC (inter-node) counts n log2 n more. 72 PCIe
+// GPUs without P2P: 816k steps,
+// 150 M links, 1.0 s -> 164k steps, 27 M links, 0.16 s, with the same ring
+// (one channel of 4 GB/s) and tree.
+const workPerStep = 32
 
 // state mirrors struct ncclTopoGraph during the search.
 type state struct {
@@ -99,6 +128,8 @@ type prep struct {
 	// intraOrder[g] memoises nextGPUs' order of the candidates after GPU g
 	// when no NIC enters the score (see nextIntra); nil until first needed.
 	intraOrder [][]int32
+	// workCap is the work one search may do (MaxSearchWork).
+	workCap int64
 }
 
 // searcher holds the mutable state of one ncclTopoCompute call: link and NIC
@@ -127,12 +158,20 @@ type searcher struct {
 	steps    int64
 	err      error
 	fallback bool
+	// work counts what the search reads, in links: each path followed
+	// counts its links, each candidate list its GPUs (see MaxSearchWork);
+	// capped is set when it reached workCap.
+	// attemptEnd is the work at which the current attempt's budget ends.
+	work       int64
+	workCap    int64
+	attemptEnd int64
+	capped     bool
 }
 
 func newPrep(a *topo.Analysis) *prep {
 	sys := a.Local
 	s := &prep{sys: sys, p: a.LocalPaths, inter: a.Inter, maxBw: a.MaxBw, totalBw: a.TotalBw,
-		ngpus: len(sys.Nodes[topo.GPU])}
+		ngpus: len(sys.Nodes[topo.GPU]), workCap: MaxSearchWork}
 	s.intraOrder = make([][]int32, s.ngpus)
 	s.linkFlag = make([]uint8, len(sys.Links))
 	for i, l := range sys.Links {
@@ -211,14 +250,18 @@ func newPrep(a *topo.Analysis) *prep {
 
 // startAttempt sets up one search attempt of ncclTopoCompute on g with
 // budget time, keeping the best graph in best.
+//
+// The attempt also ends, as if its steps had run out, once it has read
+// time x workPerStep links (see workPerStep).
 func (s *searcher) startAttempt(g, best *state, time int) {
 	s.g, s.best, s.time = g, best, time
+	s.attemptEnd = s.work + int64(time)*workPerStep
 	s.nvsTry = s.nvsNext[nvsOrder(g.pattern)]
 }
 
 func newSearcher(ctx context.Context, pr *prep, crossNic int64) *searcher {
 	sys := pr.sys
-	s := &searcher{prep: *pr, ctx: ctx, crossNic: crossNic}
+	s := &searcher{prep: *pr, ctx: ctx, crossNic: crossNic, workCap: pr.workCap}
 	s.linkBw = make([]float32, len(sys.Links))
 	for i, l := range sys.Links {
 		s.linkBw[i] = l.Bw
@@ -533,7 +576,10 @@ func (s *searcher) follow(g *state, path *cpath, mult int) bool {
 	} else {
 		step = s.followPath(path, n, bw)
 	}
+	// The links charged, the one that failed, and the rewind.
+	s.work += int64(step) + 1
 	if step < n {
+		s.work += int64(step)
 		s.followPath(path, step, -bw)
 		return false
 	}
@@ -593,6 +639,7 @@ func (s *searcher) nextIntra(g *state, gpu, step, sortNet int) []int {
 	flag := uint64(1) << uint(g.nChannels)
 	gg := s.pcache[0][0][gpu*s.ngpus : (gpu+1)*s.ngpus]
 	next := s.buf(g, step)[:0]
+	s.work += int64(len(order))
 	sameIntra := true
 	for _, q := range order {
 		if s.used[q]&flag != 0 {
@@ -617,6 +664,9 @@ func (s *searcher) nextIntra(g *state, gpu, step, sortNet int) []int {
 // candidates are scored and sorted at every step as NCCL does.
 func (s *searcher) nextScored(g *state, gpu, step, sortNet, netIdx int) []int {
 	scores := s.scores(gpu, netIdx, uint64(1)<<uint(g.nChannels))
+	// Scoring reads every GPU, and sorting n scores costs about n log2 n
+	// comparisons.
+	s.work += int64(s.ngpus + len(scores)*bits.Len(uint(len(scores))))
 	next := s.buf(g, step)[:len(scores)]
 	sameIntra := true
 	for i := 1; i < len(scores); i++ {
@@ -697,7 +747,9 @@ func (s *searcher) replayGPU(g *state, step int) int {
 // tryGPU moves to GPU q and recurses (ncclTopoSearchTryGpu, search.cc:358-371).
 // t < 0 means the channel starts at q.
 func (s *searcher) tryGPU(step, backToNet, backToFirst, forced int, t topo.NodeType, idx, q int) {
-	if q < 0 {
+	if q < 0 || s.capped {
+		// Past the work cap nothing new is followed; the levels above
+		// still give back what they charged.
 		return
 	}
 	var path *cpath
@@ -810,6 +862,13 @@ func (s *searcher) recGPU(gpu, step, backToNet, backToFirst, forced int) {
 		}
 	}
 	if s.err != nil {
+		s.time = 0
+		return
+	}
+	if s.work >= s.attemptEnd {
+		if s.work >= s.workCap {
+			s.capped = true
+		}
 		s.time = 0
 		return
 	}

@@ -2,6 +2,7 @@ package ncclenv
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -62,11 +63,33 @@ type Problem struct {
 
 // String formats the problem for a terminal.
 func (p Problem) String() string {
-	s := fmt.Sprintf("%s: %s: %s", p.Severity, p.Name, p.Message)
+	s := fmt.Sprintf("%s: %s: %s", p.Severity, ShowName(p.Name), p.Message)
 	if len(p.Suggestions) > 0 {
 		s += " (did you mean " + strings.Join(p.Suggestions, ", ") + "?)"
 	}
 	return s
+}
+
+// MaxShownName is how many bytes of a name ShowName shows.
+const MaxShownName = 80
+
+// ShowName returns a variable name as a message may print it: a name of
+// letters, digits and underscores (every name NCCL reads) as it is; any
+// other (a control sequence, a space, a megabyte of text) quoted with Go's
+// escapes and cut to MaxShownName bytes, so that no terminal obeys it.
+func ShowName(name string) string {
+	plain := len(name) <= MaxShownName
+	for i := 0; plain && i < len(name); i++ {
+		c := name[i]
+		plain = c == '_' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
+	}
+	if plain && name != "" {
+		return name
+	}
+	if len(name) <= MaxShownName {
+		return strconv.Quote(name)
+	}
+	return strconv.Quote(name[:MaxShownName]) + "… (" + strconv.Itoa(len(name)) + " bytes)"
 }
 
 // HasErrors reports whether any problem is an Error.

@@ -1,6 +1,10 @@
 package service
 
-import "github.com/distributed-nav/distributed-nav/playground/presets"
+import (
+	"strconv"
+
+	"github.com/distributed-nav/distributed-nav/playground/presets"
+)
 
 // PresetInfo is one built-in system, as `ncclsim presets --json` lists it:
 // with the group the system pickers list it under, its display name there
@@ -50,5 +54,18 @@ func (s *Service) PresetXML(name string) (string, error) {
 			return string(p.XML()), nil
 		}
 	}
-	return "", fieldErr("preset", "unknown preset \""+name+"\"")
+	return "", fieldErr("preset", "unknown preset "+strconv.Quote(clipInput(name)))
+}
+
+// maxEchoed is how many bytes of an unknown name a message repeats.
+const maxEchoed = 80
+
+// clipInput cuts a name taken from the input to maxEchoed bytes for a
+// message (which quotes it with Go's escapes, so that no control sequence
+// of it reaches a terminal or the page): a link can carry a megabyte.
+func clipInput(s string) string {
+	if len(s) <= maxEchoed {
+		return s
+	}
+	return s[:maxEchoed] + "… (" + strconv.Itoa(len(s)) + " bytes)"
 }

@@ -214,7 +214,7 @@ func (s *Service) host(req *Request) (*hostEntry, error) {
 			}
 		}
 		if !found {
-			return nil, fieldErr("preset", "unknown preset \""+req.Preset+"\" (available: "+strings.Join(names, ", ")+")")
+			return nil, fieldErr("preset", "unknown preset "+strconv.Quote(clipInput(req.Preset))+" (available: "+strings.Join(names, ", ")+")")
 		}
 	} else {
 		sys, warns, err := topo.ParseXML(bytes.NewReader([]byte(req.XML)))

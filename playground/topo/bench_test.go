@@ -60,3 +60,46 @@ func BenchmarkParseXMLHostile(b *testing.B) {
 		})
 	}
 }
+
+// manyNICs is the largest host the model takes on both counts: 72 GPUs
+// (NCCL_MAX_LOCAL_RANKS) and 252 NICs (under MAX_IB_VDEVS, 256).
+func manyNICs(t testing.TB) *topo.System {
+	sys, _, err := topo.ParseXML(strings.NewReader(topotest.WithNICs(topotest.Host{Sockets: 2, Switches: 4, GPUs: 9}.XML(), 252)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sys
+}
+
+// TestAnalyzeManyNICsBounded counts the allocations of the path analysis
+// of 72 GPUs and 252 NICs. NCCL asks for each NIC's local GPU once per
+// GPU x NIC pair, and each answer asks every nearby GPU for its NIC list:
+// done literally that was 1.3 million NIC lists, 6.7 million allocations
+// and 3.4 GB (3.7 s of CPU in ncclsim topo). The answer is now computed
+// again only after a path changed: about 15,000 allocations remain (path
+// rows and NIC lists); the bound is 50,000.
+func TestAnalyzeManyNICsBounded(t *testing.T) {
+	sys := manyNICs(t)
+	env := ncclenv.New(nil)
+	allocs := testing.AllocsPerRun(1, func() {
+		if _, err := topo.Analyze(sys, env); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("%.0f allocations", allocs)
+	if allocs > 50000 {
+		t.Errorf("%.0f allocations to analyse 72 GPUs and 252 NICs; the bound is 50,000", allocs)
+	}
+}
+
+// BenchmarkAnalyzeManyNICs is the analysis TestAnalyzeManyNICsBounded counts.
+func BenchmarkAnalyzeManyNICs(b *testing.B) {
+	sys := manyNICs(b)
+	env := ncclenv.New(nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := topo.Analyze(sys, env); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

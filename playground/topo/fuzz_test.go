@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
@@ -29,14 +30,33 @@ func FuzzParseTopologyXML(f *testing.F) {
 	f.Add([]byte("\uFEFF<?xml version=\"1.0\"?>\n<!DOCTYPE system>\n<!-- description: x &amp; y -->\n" +
 		`<system version="1" xmlns:dn="urn:distributed-nav:ncclsim" dn:p2p="nvlink"><cpu numaid="0" arch="x86_64" vendor='Genuine&#x49;ntel' familyid="6" modelid="143">` +
 		`<pci busid="0000:17:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci><![CDATA[ note ]]></cpu></system>`))
+	// Control characters where the decoder lets them through: C1 and DEL
+	// in attribute values and namespaces, C0 in a directive.
+	f.Add([]byte("<!X\x1b]0;t\x07><system version=\"1\" xmlns:a=\"\u009b2J\" a:b=\"\u009d0;t\u009c\"><cpu numaid=\"0\" arch=\"x86\u009b_64\x7f\"/></system>"))
 	env := ncclenv.New(nil)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sys, _, err := topo.ParseXML(bytes.NewReader(data))
+		sys, warns, err := topo.ParseXML(bytes.NewReader(data))
+		for _, w := range warns {
+			if hasControl(w.Message) {
+				t.Fatalf("warning %q holds a control character", w.Message)
+			}
+		}
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("empty error")
 			}
+			if hasControl(err.Error()) {
+				t.Fatalf("error %q holds a control character", err)
+			}
 			return
+		}
+		if hasControl(sys.Description) {
+			t.Fatalf("description %q holds a control character", sys.Description)
+		}
+		for _, n := range sys.Nodes[topo.NET] {
+			if hasControl(n.Net.Name) {
+				t.Fatalf("NIC name %q holds a control character", n.Net.Name)
+			}
 		}
 		a, err := topo.Analyze(sys, env)
 		if err != nil {
@@ -47,4 +67,9 @@ func FuzzParseTopologyXML(f *testing.F) {
 		}
 		a.Paths.GPUNetPairs()
 	})
+}
+
+// hasControl reports whether s holds a C0 or C1 control character or DEL.
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r >= 0x7f && r <= 0x9f })
 }

@@ -367,16 +367,14 @@ func (p *Paths) LocalNets(g int) []int {
 // computeLocalGPU is ncclTopoGetLocalGpu
 // (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/topo.cc#L2110-L2135):
 // the first GPU, trying channels in order, whose local NIC is n.
-func (p *Paths) computeLocalGPU(n int) int {
+//
+// memo, when not nil, holds localNets per GPU for paths that have not
+// changed since it was filled (see localNetsMemo).
+func (p *Paths) computeLocalGPU(n int, memo *localNetsMemo) int {
 	gpus, _ := p.Local(NodeRef{NET, n}, GPU)
-	type info struct {
-		nets         []int
-		base, perGPU int
-	}
-	infos := make([]info, len(gpus))
+	infos := make([]localNetsInfo, len(gpus))
 	for i, g := range gpus {
-		nets, base, perGPU := p.localNets(g)
-		infos[i] = info{nets, base, perGPU}
+		infos[i] = memo.get(p, g)
 	}
 	for c := 0; c < maxChannels; c++ {
 		for i, g := range gpus {
@@ -388,6 +386,41 @@ func (p *Paths) computeLocalGPU(n int) int {
 	}
 	return -1
 }
+
+// localNetsInfo is what localNets returns for one GPU.
+type localNetsInfo struct {
+	nets         []int
+	base, perGPU int
+}
+
+// localNetsMemo keeps localNets per GPU while the paths stay as they are:
+// ncclTopoGetLocalGpu asks it of every GPU near a NIC, and NCCL calls that
+// for every GPU x NIC pair (on 72 GPUs and 252 NICs, 1.3 million localNets
+// calls and 3.4 GB of garbage). A nil memo computes every time.
+type localNetsMemo struct {
+	info []localNetsInfo
+	ok   []bool
+}
+
+func newLocalNetsMemo(ngpus int) *localNetsMemo {
+	return &localNetsMemo{info: make([]localNetsInfo, ngpus), ok: make([]bool, ngpus)}
+}
+
+// get returns localNets(g), from the memo when it has it.
+func (m *localNetsMemo) get(p *Paths, g int) localNetsInfo {
+	if m == nil || g < 0 || g >= len(m.ok) {
+		nets, base, perGPU := p.localNets(g)
+		return localNetsInfo{nets, base, perGPU}
+	}
+	if !m.ok[g] {
+		nets, base, perGPU := p.localNets(g)
+		m.info[g], m.ok[g] = localNetsInfo{nets, base, perGPU}, true
+	}
+	return m.info[g]
+}
+
+// reset forgets every entry: a path has changed.
+func (m *localNetsMemo) reset() { clear(m.ok) }
 
 // maxChannels is MAXCHANNELS (device.h:91).
 const maxChannels = 64
@@ -689,15 +722,21 @@ func computePaths(sys *System, cfg Config) (*Paths, error) {
 		}
 	}
 
-	// PXN and GPU Direct RDMA adjustments for each NIC.
+	// PXN and GPU Direct RDMA adjustments for each NIC. NCCL asks for NET
+	// n's local GPU once per GPU; the answer reads only paths, so it is
+	// computed again only after addInterStep has changed one.
+	memo := newLocalNetsMemo(nGPU)
 	for n := 0; n < nNET; n++ {
+		peer, fresh := -1, false
 		for g := 0; g < nGPU; g++ {
 			gp := p.NetPath(g, n)
 			if gp == nil {
 				continue
 			}
 			if !cfg.PXNDisable {
-				peer := p.computeLocalGPU(n)
+				if !fresh {
+					peer, fresh = p.computeLocalGPU(n, memo), true
+				}
 				if peer != g && peer != -1 {
 					pxnType := PathPXB
 					if cfg.PXNC2C {
@@ -708,6 +747,8 @@ func computePaths(sys *System, cfg Config) (*Paths, error) {
 						pg.Type <= PathNVL && (pp.Bw > gp.Bw || gp.Type > PathPXN) {
 						p.addInterStep(NodeRef{GPU, peer}, NodeRef{GPU, g}, NET, n)
 						p.pxnPeer[g][n] = peer
+						fresh = false
+						memo.reset()
 					}
 				}
 			}
@@ -715,13 +756,16 @@ func computePaths(sys *System, cfg Config) (*Paths, error) {
 				if cpu := p.LocalCPU(g); cpu >= 0 {
 					p.addInterStep(NodeRef{CPU, cpu}, NodeRef{NET, n}, GPU, g)
 					p.addInterStep(NodeRef{CPU, cpu}, NodeRef{GPU, g}, NET, n)
+					fresh = false
+					memo.reset()
 				}
 			}
 		}
 	}
 	p.localGPU = make([]int, nNET)
+	memo.reset()
 	for n := range p.localGPU {
-		p.localGPU[n] = p.computeLocalGPU(n)
+		p.localGPU[n] = p.computeLocalGPU(n, memo)
 	}
 	return p, nil
 }

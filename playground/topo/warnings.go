@@ -46,7 +46,9 @@ func (w *warnings) add(line int, format string, args ...any) {
 	if len(args) > 0 {
 		msg = fmt.Sprintf(format, args...)
 	}
-	w.list = append(w.list, Warning{Line: line, Message: msg})
+	// Every message may quote the input (a name, a directive's keyword);
+	// none may carry a control sequence to the terminal or the page.
+	w.list = append(w.list, Warning{Line: line, Message: escapeControls(msg)})
 }
 
 // result returns the warnings in input order, each capped kind followed by

@@ -61,7 +61,7 @@ func (e *LineError) Error() string {
 }
 
 func lineErr(line int, format string, args ...any) error {
-	return &LineError{Line: line, Msg: fmt.Sprintf(format, args...)}
+	return &LineError{Line: line, Msg: escapeControls(fmt.Sprintf(format, args...))}
 }
 
 // xmlAttr is one attribute as written; ns is the resolved namespace.
@@ -150,11 +150,16 @@ func readDocument(r io.Reader) (*document, error) {
 				return nil, err
 			}
 			count++
-			el := &element{name: t.Name.Local, ns: t.Name.Space, line: line}
+			el := &element{name: t.Name.Local, ns: cleanValue(t.Name.Space), line: line}
 			if len(t.Attr) > 0 {
 				el.attrs = make([]xmlAttr, len(t.Attr))
 				for i, a := range t.Attr {
-					el.attrs[i] = xmlAttr{ns: a.Name.Space, name: a.Name.Local, value: a.Value}
+					v := cleanValue(a.Value)
+					if len(v) != len(a.Value) {
+						doc.warnings.add(line, "attribute %s of <%s> holds terminal control characters; they are removed (%q is read as %q)",
+							a.Name.Local, t.Name.Local, a.Value, v)
+					}
+					el.attrs[i] = xmlAttr{ns: cleanValue(a.Name.Space), name: a.Name.Local, value: v}
 				}
 			}
 			if len(stack) == 0 {
@@ -237,7 +242,9 @@ func (r *xmlReader) explain(err error, open []*element) error {
 		return lineErr(se.Line, "%s> from line %d closed by </%s", before, top.line, after)
 	}
 	if se.Msg != "unexpected EOF" {
-		return &LineError{Line: se.Line, Msg: strings.TrimPrefix(se.Msg, "xml: ")}
+		// The decoder quotes the bad name it read ("invalid XML name:
+		// cpu\u009b") raw.
+		return &LineError{Line: se.Line, Msg: escapeControls(strings.TrimPrefix(se.Msg, "xml: "))}
 	}
 	rest := bytes.TrimLeftFunc(r.src[min(int(r.off), len(r.src)):], isSpace)
 	line := r.line + bytes.Count(r.src[min(int(r.off), len(r.src)):len(r.src)-len(rest)], []byte("\n"))
@@ -350,14 +357,7 @@ func descriptionComment(comment string) (string, bool) {
 // encoding/xml passes on with such characters; character data and
 // attribute values with C0 controls are refused by the decoder.
 func plainText(s string) string {
-	clean := true
-	for _, r := range s {
-		if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
-			clean = false
-			break
-		}
-	}
-	if clean {
+	if !hasControl(s) {
 		return s
 	}
 	var b strings.Builder
@@ -396,6 +396,53 @@ func plainText(s string) string {
 				i++
 			}
 		case r < 0x20 || (r >= 0x7f && r <= 0x9f):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// cleanValue is plainText for an attribute value or a namespace: it
+// returns s itself when s holds no control character, so that the length
+// says whether anything was removed. Go's decoder refuses C0 controls in
+// attribute values but passes DEL and the C1 controls (U+0080-U+009F, the
+// 8-bit CSI U+009B among them), which a terminal may obey when ncclsim
+// prints a NIC's name.
+func cleanValue(s string) string {
+	if !hasControl(s) {
+		return s
+	}
+	return plainText(s)
+}
+
+// hasControl reports whether s holds a C0 or C1 control or DEL.
+func hasControl(s string) bool {
+	for _, r := range s {
+		if isControl(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// isControl reports whether r is a C0 or C1 control or DEL.
+func isControl(r rune) bool { return r < 0x20 || (r >= 0x7f && r <= 0x9f) }
+
+// escapeControls returns s with every C0 or C1 control and DEL written as
+// a Go escape (\x1b, \u009b), for messages that quote input: the reader
+// sees what the file holds and the terminal obeys none of it.
+func escapeControls(s string) string {
+	if !hasControl(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r < 0x80 && isControl(r):
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case isControl(r):
+			fmt.Fprintf(&b, "\\u%04x", r)
 		default:
 			b.WriteRune(r)
 		}

@@ -4,15 +4,19 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/distributed-nav/distributed-nav/playground/doctor"
+	"github.com/distributed-nav/distributed-nav/playground/estimate"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
 	"github.com/distributed-nav/distributed-nav/playground/service"
 	"github.com/distributed-nav/distributed-nav/playground/stepsim"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
+	"github.com/distributed-nav/distributed-nav/playground/workload"
 )
 
 // unknownEnv returns n distinct made-up variable assignments, one a line.
@@ -94,6 +98,11 @@ func TestAbuse(t *testing.T) {
 			// one "gdr_send" per path and one in the single class.
 			args: []string{"topo", "--xml", "-", "--full", "--json"}, stdin: topotest.WithNICs(topotest.Host{Sockets: 1, Switches: 6, GPUs: 11}.XML(), 64),
 			code: 0, maxOut: 8 << 20, count: `"gdr_send":`, maxCount: 66*64 + 1, least: 66*64 + 1},
+		{name: "issue 18 (s6): 72 GPUs and 252 NICs: GPU-NIC paths in classes",
+			// 72 x 252 = 18,144 paths; every NIC on a root port of CPU 0 with GDR
+			// off: PHB from CPU 0's GPUs, SYS from CPU 1's.
+			args: []string{"topo", "--xml", "-"}, stdin: topotest.WithNICs(topotest.Host{Sockets: 2, Switches: 4, GPUs: 9}.XML(), 252),
+			code: 0, maxOut: 128 << 10, count: "18144 paths in 2 classes; --full lists every path", maxCount: 1, least: 1},
 		{name: "issue 18 (fixB): NICs beyond MAX_IB_VDEVS, refused before the path work",
 			args: []string{"topo", "--xml", "-"}, stdin: topotest.OneGPU(topotest.NICs(topo.MaxNICs + 1)),
 			code: 1, err: fmt.Sprintf("more than %d NICs on one host", topo.MaxNICs), maxOut: 0},
@@ -108,6 +117,16 @@ func TestAbuse(t *testing.T) {
 		{name: "issue 18 fixA 1: 100 target speedups, refused before any projection",
 			args: append(step, "--model", "ddp", "--params", "1e9", "--solve-speedup", strings.TrimSuffix(strings.Repeat("1.5,", 100), ",")),
 			code: 2, err: fmt.Sprintf("100 target speedups, over the limit of %d", service.MaxSolveTargets), maxOut: 0},
+		{name: "issue 18 (s6 attack F8): a utilisation of 1e-300 is refused, not simulated",
+			// 1e-300 of peak made the derived backward time 1e300 ms; the DDP
+			// timeline then never ended and grew past 22 GB.
+			args: []string{"step", "--preset", "h100-sxm-8x", "--params", "7B", "--gpu", "H100-SXM", "--mfu", "1e-300"},
+			code: 2, err: fmt.Sprintf("want a fraction from %v to 1", workload.MinUtilization), maxOut: 0},
+		{name: "issue 18 (s6): a derived compute time past the limit is refused",
+			// 1e15 parameters x 2^20 x 2^24 tokens: 2 x 1e15 x 2^44 FLOPs forward at
+			// 40 % of an H100's peak is about 1e17 ms, past MaxComputeMs (1e9).
+			args: []string{"step", "--preset", "h100-sxm-8x", "--params", "1e15", "--gpu", "H100-SXM", "--batch", "1048576", "--seq-len", "16777216"},
+			code: 2, err: "the limit is 1e9 ms", maxOut: 0},
 		{name: "an env file over the limit is refused before any check",
 			// 100,000 unknown names, 1.9 MB: over MaxEnvFileBytes (1 MiB).
 			args: []string{"doctor", "--env", "-"}, stdin: unknownEnv(100000),
@@ -127,6 +146,27 @@ func TestAbuse(t *testing.T) {
 		{name: "issue 18 fixA 4: escape sequences in the description comment do not reach the terminal",
 			args: []string{"topo", "--xml", "-"}, stdin: "<!-- description: \x1b]0;pwned\x07\x1b[2J hi -->" + topotest.OneGPU(""),
 			code: 0, maxOut: 64 << 10, count: "\x1b", maxCount: 0, least: 0},
+		{name: "issue 18 (s6): C1 controls in a NIC's name do not reach the output",
+			args: []string{"topo", "--xml", "-"}, stdin: topotest.OneGPU(c1NIC),
+			code: 0, maxOut: 64 << 10, count: "\u009b", maxCount: 0, least: 0},
+		{name: "issue 18 (s6): C1 controls in a NIC's name: the name read clean, the removal said",
+			args: []string{"topo", "--xml", "-"}, stdin: topotest.OneGPU(c1NIC),
+			code: 0, err: `attribute name of <net> holds terminal control characters`, maxOut: 64 << 10, count: " mlx5_0 ", maxCount: 1, least: 1},
+		{name: "issue 18 (s6): ESC in a directive is quoted escaped",
+			args: []string{"topo", "--xml", "-"}, stdin: "<!X\x1b]0;pwned\x07>" + topotest.OneGPU(""),
+			code: 0, err: `directive <!X\x1b]0;pwned\x07...> ignored`, maxOut: 64 << 10, count: "\x1b", maxCount: 0, least: 0},
+		{name: "issue 18 (s6): C1 in an element name, the decoder's error escaped",
+			args: []string{"topo", "--xml", "-"}, stdin: "<system version=\"1\"><cpu\u009b numaid=\"0\"/></system>",
+			code: 1, err: `invalid XML name: cpu\u009b`, maxOut: 0},
+		{name: "issue 18 (s6): an escape sequence in an --env name is echoed escaped",
+			args: []string{"tune", "--preset", "h100-sxm-8x", "--env", "NCCL_\x1b[2JALGO=Ring"},
+			code: 2, err: `"NCCL_\x1b[2JALGO": not a variable`, maxOut: 0},
+		{name: "issue 18 (s6): an unknown preset is echoed escaped",
+			args: []string{"topo", "--preset", "h100\x1b]0;pwned\x07"},
+			code: 2, err: `unknown preset "h100\x1b]0;pwned\a"`, maxOut: 0},
+		{name: "issue 18 (s6): an unknown preset of 100 KB is echoed cut",
+			args: []string{"topo", "--preset", strings.Repeat("x", 100000)},
+			code: 2, err: `… (100000 bytes)"`, maxOut: 0},
 		{name: "issue 18 fixA 6: NCCL_MIN_NCHANNELS=100000 is not silent",
 			args: []string{"tune", "--preset", "h100-sxm-8x", "--env", "NCCL_MIN_NCHANNELS=100000"},
 			code: 0, err: "limiting to 64", maxOut: 64 << 10},
@@ -162,6 +202,12 @@ func TestAbuse(t *testing.T) {
 	}
 }
 
+// c1NIC is a NIC whose name carries an 8-bit CSI (clear screen), an OSC
+// (set the window title) ended by ST, and a DEL: Go's XML decoder lets C1
+// controls and DEL through in attribute values.
+const c1NIC = `<pci busid="0000:18:00.0" class="0x020700" link_speed="16.0 GT/s PCIe" link_width="16"><nic>` +
+	"<net name=\"mlx5_\u009b2J\u009d0;pwned\u009c0\x7f\" dev=\"0\" speed=\"100000\" port=\"1\" gdr=\"0\"/></nic></pci>"
+
 // ringLog is an NCCL_DEBUG=INFO log of rank 0's ring lines: channels rings
 // ("Channel NN/MM :" as init.cc prints them), each visiting ranks ranks.
 func ringLog(channels, ranks int) string {
@@ -174,4 +220,32 @@ func ringLog(channels, ranks int) string {
 		fmt.Fprintf(&b, "h:1:1 [0] NCCL INFO Channel %02d/%02d :   %s\n", c, channels, order.String())
 	}
 	return b.String()
+}
+
+// TestCalibrationFileCapped: a --calibration file over
+// estimate.MaxCalibrationBytes is refused by its size before any YAML is
+// decoded (the attack's 10 MB file cost 600 MB and 10 s to decode, and
+// /dev/zero grew without end), and the real file still loads.
+func TestCalibrationFileCapped(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("#"), estimate.MaxCalibrationBytes+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, path string
+		code       int
+		err        string
+	}{
+		{"one byte over the limit", big, 1, fmt.Sprintf("larger than %d bytes", estimate.MaxCalibrationBytes)},
+		{"the project's own file", "../../../data/calibration.yaml", 0, ""},
+	} {
+		code, out, errs := runWithStdin("", "estimate", "--preset", "h100-sxm-8x", "--coll", "allreduce", "--bytes", "1G", "--calibration", tc.path)
+		if code != tc.code || !strings.Contains(errs, tc.err) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", tc.name, code, errs, tc.code, tc.err)
+		}
+		if tc.code != 0 && out != "" {
+			t.Errorf("%s: printed %d bytes", tc.name, len(out))
+		}
+	}
 }

@@ -54,6 +54,12 @@ func issue18Examples() []issue18Example {
 		{name: "5-topo-512-gpus", args: []string{"topo", "--xml", "-"}, stdin: topotest.Host{Sockets: 8, Switches: 8, GPUs: 8}.XML(), code: 1},
 		// The largest host the model searches: NCCL_MAX_LOCAL_RANKS GPUs.
 		{name: "5-topo-72-gpus", args: []string{"topo", "--xml", "-"}, stdin: topotest.Host{Sockets: 2, Switches: 4, GPUs: 9}.XML()},
+		// The most NICs a host may have (MAX_IB_VDEVS is 256) on that host:
+		// the GPU-NIC path work was 3.4 GB of garbage and 3.7 s of CPU.
+		{name: "5-topo-72-gpus-252-nics", args: []string{"topo", "--xml", "-"}, stdin: topotest.WithNICs(topotest.Host{Sockets: 2, Switches: 4, GPUs: 9}.XML(), 252)},
+		// The same host without P2P on two nodes: the inter-node search
+		// scores every candidate against a NIC at each step.
+		{name: "5-topo-72-gpus-252-nics-no-p2p-2-nodes", args: []string{"topo", "--p2p", "none", "--nodes", "2", "--xml", "-"}, stdin: topotest.WithNICs(topotest.Host{Sockets: 2, Switches: 4, GPUs: 9}.XML(), 252)},
 		{name: "5-binary-5MB-log", args: []string{"doctor", "--log", "-"}, stdin: string(binary)},
 	}
 }

@@ -92,11 +92,22 @@ func TestAbuse(t *testing.T) {
 			// node --stack-size=200 (see graph.yieldDepth).
 			req:      obj(map[string]any{"xml": topotest.Host{Sockets: 2, Switches: 4, GPUs: 9, NVLinkAll: true}.XML()}),
 			errField: "-", maxJSON: 4 << 20, maxTags: 4000, count: `"gpu_pairs_omitted":5112`, least: 1, most: 1},
+		{name: "issue 18 (s6): 72 GPUs and 252 NICs: NIC boxes grouped past figure.MaxDrawnNICs", fn: "topo",
+			// A NIC and a NET box per NIC drew 7,240 start tags; the 252 NICs on
+			// CPU 0's root ports are now one box (1,084 tags natively).
+			req:      obj(map[string]any{"xml": topotest.WithNICs(topotest.Host{Sockets: 2, Switches: 4, GPUs: 9}.XML(), 252)}),
+			errField: "-", maxJSON: 1 << 20, maxTags: 2500, count: `"gpu_nics_omitted":18144`, least: 1, most: 1},
 		{name: "32 GPUs and 8 NICs: the path matrix summarised", fn: "topo",
 			// 32 x (32 + 8) = 1,280 cells, over figure.MaxMatrixCells: the matrix
 			// figure is two class tables of a few rows (it was 1,474 start tags).
 			req:      obj(map[string]any{"xml": topotest.WithNICs(topotest.Host{Sockets: 1, Switches: 4, GPUs: 8}.XML(), 8)}),
 			errField: "-", maxJSON: 1 << 20, maxTags: 1500, count: `"gpu_nic_classes"`, least: 1, most: 1},
+		{name: "issue 18 (s6): C1 controls in a NIC's name do not reach the page", fn: "topo",
+			// Go's XML decoder passes C1 controls and DEL in attribute values:
+			// an 8-bit CSI (clear screen) and an OSC (window title) ended by ST.
+			req: obj(map[string]any{"xml": topotest.OneGPU(`<pci busid="0000:18:00.0" class="0x020700" link_speed="16.0 GT/s PCIe" link_width="16"><nic>` +
+				"<net name=\"mlx5_\u009b2J\u009d0;pwned\u009c0\x7f\" dev=\"0\" speed=\"100000\" port=\"1\" gdr=\"0\"/></nic></pci>")}),
+			errField: "-", maxJSON: 256 << 10, maxTags: 2000, count: "\u009b", least: 0, most: 0},
 		{name: "NCCL_MAX_NCHANNELS=0 is not silent", fn: "tune",
 			req:      obj(map[string]any{"preset": "h100-sxm-8x", "env": []any{"NCCL_MAX_NCHANNELS=0"}}),
 			errField: "-", maxJSON: 1 << 20, maxTags: 5000, count: "setting it to 1", least: 1, most: 4},

@@ -16,15 +16,18 @@ import { h } from './ui.js';
 // and is more than any real topology dump (tens of KB).
 export const SHOW_BYTES = 256 * 1024;
 
-// utf8Bytes returns the length of s in UTF-8. A long string is measured
-// by the browser's own encoder (a Blob of it), which takes a few
-// milliseconds for megabytes where a loop over its code units takes tens.
-// BLOB_FROM is where the Blob starts to pay (a choice, not a model limit).
-const BLOB_FROM = 50000;
+// utf8Bytes returns the length of s in UTF-8 (a lone surrogate counts
+// three bytes, as the U+FFFD an encoder writes for it).
 export function utf8Bytes(s) {
-  if (s.length > BLOB_FROM && typeof Blob !== 'undefined') return new Blob([s]).size;
+  return utf8Range(s, 0, s.length)[0];
+}
+
+// utf8Range counts the UTF-8 bytes of s from code unit i to end (or one
+// unit past it, when end splits a surrogate pair) and returns the count and
+// where it stopped.
+function utf8Range(s, i, end) {
   let n = 0;
-  for (let i = 0; i < s.length; i++) {
+  for (; i < end; i++) {
     const c = s.charCodeAt(i);
     if (c < 0x80) n += 1;
     else if (c < 0x800) n += 2;
@@ -36,7 +39,29 @@ export function utf8Bytes(s) {
       } else n += 3;
     } else n += 3;
   }
-  return n;
+  return [n, i];
+}
+
+// COUNT_SLICE is how many code units of a held text are counted in one
+// task. Counting 8 MiB in one go cost 30-75 ms on the page thread at load
+// 11, and the browser's own encoder (a Blob's size) 110-135 ms, twice per
+// paste: the whole paste event took 276 ms. 512 Ki units cost a few ms.
+const COUNT_SLICE = 512 * 1024;
+
+// countLater counts the UTF-8 bytes of s a slice per task and calls
+// done(n), unless stale() says the text was replaced meanwhile.
+function countLater(s, done, stale) {
+  let i = 0;
+  let n = 0;
+  const step = () => {
+    if (stale()) return;
+    const [k, j] = utf8Range(s, i, Math.min(s.length, i + COUNT_SLICE));
+    n += k;
+    i = j;
+    if (i < s.length) setTimeout(step, 0);
+    else done(n);
+  };
+  setTimeout(step, 0);
 }
 
 // sizeText writes a byte count for people: "812 KB", "8.0 MB".
@@ -57,7 +82,9 @@ const BINARY_PROBE = 64 * 1024;
 // status line) is passed to onFile; read() reads a file for it, refusing
 // one over maxBytes or a binary one with a message to onError.
 export function bigText(area, { onChange, what = 'text', onFile, maxBytes = Infinity, onError = () => {} }) {
-  let held = null; // {text, name, bytes} when the text lives in memory only
+  // held is {text, name, bytes} when the text lives in memory only; bytes
+  // is null while countLater counts them.
+  let held = null;
   let reading = null; // {name, bytes} while a file is read
   let readSeq = 0;
   const status = h('span', { class: 'pg-hint', role: 'status' });
@@ -70,23 +97,42 @@ export function bigText(area, { onChange, what = 'text', onFile, maxBytes = Infi
     area.hidden = !!held || !!reading;
     clear.textContent = reading ? 'Cancel' : `Clear the ${what}`;
     if (reading) status.textContent = `Reading ${reading.name}, ${sizeText(reading.bytes)}…`;
-    else if (held) status.textContent = `${held.name}, ${sizeText(held.bytes)} loaded (kept in memory, not shown in the box, so that the page stays responsive).`;
+    else if (held) status.textContent = `${held.name}, ${sizeText(held.bytes === null ? held.text.length : held.bytes)} loaded (kept in memory, not shown in the box, so that the page stays responsive).`;
   };
   // fileBytes, for text read from a file, is the file's own size
   // (File.size): decoding replaced each invalid byte by U+FFFD, three bytes
   // in UTF-8, and the caps count the file, as ncclsim and the worker do
   // (service.FileBytes).
-  const set = (text, name, fileBytes) => {
-    const bytes = fileBytes === undefined ? utf8Bytes(text) : fileBytes;
-    if (bytes > SHOW_BYTES) {
-      held = { text, name: name || `pasted ${what}`, bytes };
+  // A text of more code units than SHOW_BYTES has more bytes too, so it is
+  // held without counting them first; they are counted after, a slice per
+  // task, and then() is called once they are (at once when nothing is left
+  // to count). Until then bytes() is the code-unit count, a lower bound;
+  // the worker applies the caps itself in any case.
+  const set = (text, name, fileBytes, then = () => {}) => {
+    let bytes = fileBytes;
+    if (bytes === undefined) bytes = text.length > SHOW_BYTES ? null : utf8Bytes(text);
+    if (bytes === null || bytes > SHOW_BYTES) {
+      const entry = { text, name: name || `pasted ${what}`, bytes };
+      held = entry;
       area.value = '';
+      if (bytes === null) {
+        countLater(text, (n) => {
+          entry.bytes = n;
+          show();
+          then();
+        }, () => held !== entry);
+        show();
+        return;
+      }
     } else {
       held = null;
       area.value = text;
     }
     show();
+    then();
   };
+  // tooBig says whether text belongs in memory rather than in the box.
+  const tooBig = (text) => text.length > SHOW_BYTES || (text.length > SHOW_BYTES / 4 && utf8Bytes(text) > SHOW_BYTES);
   clear.addEventListener('click', () => {
     const wasReading = !!reading;
     readSeq++;
@@ -146,18 +192,16 @@ export function bigText(area, { onChange, what = 'text', onFile, maxBytes = Infi
   // A large paste goes to memory instead of into the box.
   area.addEventListener('paste', (ev) => {
     const text = ev.clipboardData && ev.clipboardData.getData('text/plain');
-    if (!text || text.length <= SHOW_BYTES / 4 || utf8Bytes(text) <= SHOW_BYTES) return;
+    if (!text || !tooBig(text)) return;
     ev.preventDefault();
-    set(text, `pasted ${what}`);
-    onChange(true);
+    set(text, `pasted ${what}`, undefined, () => onChange(true));
   });
   // Text that reached the box another way (dropped text, autofill, a
   // script) goes to memory as a paste does once it is too large; new text
   // in the box replaces held text.
   area.addEventListener('input', () => {
-    if (area.value.length > SHOW_BYTES / 4 && utf8Bytes(area.value) > SHOW_BYTES) {
-      set(area.value, `pasted ${what}`);
-      onChange(true);
+    if (tooBig(area.value)) {
+      set(area.value, `pasted ${what}`, undefined, () => onChange(true));
       return;
     }
     if (held && area.value !== '') {
@@ -178,14 +222,15 @@ export function bigText(area, { onChange, what = 'text', onFile, maxBytes = Infi
     bar,
     // value returns the text, shown or held.
     value: () => (held ? held.text : area.value),
-    // bytes returns the text's size in UTF-8 bytes.
-    bytes: () => (held ? held.bytes : utf8Bytes(area.value)),
+    // bytes returns the text's size in UTF-8 bytes; while a held text is
+    // still being counted, its length in code units (which it is at least).
+    bytes: () => (held ? (held.bytes === null ? held.text.length : held.bytes) : utf8Bytes(area.value)),
     // name returns the file name of held text, or ''.
     name: () => (held ? held.name : ''),
     isHeld: () => !!held,
     // set replaces the text (from a file, a sample or a preset); name is the
-    // file's name, shown when the text is held, and fileBytes the file's
-    // size.
+    // file's name, shown when the text is held, fileBytes the file's size,
+    // and then is called once the size is known.
     set,
     read,
   };
