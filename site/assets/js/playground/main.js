@@ -64,6 +64,9 @@ async function boot() {
   engine.start().catch((e) => {
     loading.textContent = `The interactive playground could not start (${e.message}); the results below are the static view of the default system.`;
   });
+  // The static view is painted first (the page's first and largest
+  // contentful paint); the live inputs are built after that frame.
+  await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
   const state = readState();
   const xml = await decodeXML();
   const w = make({ engine, presets: PRESETS, state, xml, defaultPreset: app.dataset.preset || PRESETS[0].name, update: () => update() });
