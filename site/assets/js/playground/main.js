@@ -5,6 +5,7 @@
 // controls, and from then on every input change asks the module and
 // redraws; the static view is hidden once the live one works.
 import { Engine } from './engine.js';
+import { LIMITS, mib } from './constants.js';
 import { h, setError, markRendered } from './ui.js';
 import { readState, writeState, decodeXML, unusedParams } from './state.js';
 import { topologyWidget } from './topology.js';
@@ -65,7 +66,8 @@ async function boot() {
     return;
   }
   const state = readState();
-  const xml = await decodeXML();
+  const linkXML = await decodeXML(LIMITS.xmlBytes);
+  const xml = linkXML || '';
   const w = make({ engine, presets: info.presets, version: info.version, state, xml, defaultPreset: app.dataset.preset || info.presets[0].name, update: () => update() });
 
   const general = h('p', { class: 'pg-error', role: 'alert' });
@@ -98,7 +100,8 @@ async function boot() {
     if (linkChecked) return;
     linkChecked = true;
     const unused = unusedParams(state, form, w.state());
-    if (window.location.hash.startsWith('#xml=') && !xml) unused.push('#xml= (the topology in the link could not be read)');
+    if (linkXML === null) unused.push(`#xml= (the topology in the link unpacks to more than ${mib(LIMITS.xmlBytes)}, the limit)`);
+    else if (window.location.hash.startsWith('#xml=') && !xml) unused.push('#xml= (the topology in the link could not be read)');
     if (!unused.length) return;
     // A few names, each cut short, say enough; a hostile link can hold
     // thousands.

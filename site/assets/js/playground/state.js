@@ -72,13 +72,42 @@ export async function encodeXML(xml) {
   }
 }
 
-// decodeXML reads the #xml fragment of the current URL, or returns ''.
-export async function decodeXML() {
+// inflate returns the deflate-raw stream in bytes decompressed, or null as
+// soon as it passes maxBytes: deflate packs up to about 1,000 bytes into
+// one, so a link of MAX_LINK_XML characters could otherwise unpack to
+// tens of MB on the page before any cap saw it.
+async function inflate(bytes, maxBytes) {
+  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw')).getReader();
+  const parts = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    n += value.length;
+    if (n > maxBytes) {
+      reader.cancel();
+      return null;
+    }
+    parts.push(value);
+  }
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+// decodeXML reads the #xml fragment of the current URL; it returns '' when
+// there is none or it cannot be read, and null when it unpacks to more
+// than maxBytes.
+export async function decodeXML(maxBytes) {
   const m = /^#xml=([A-Za-z0-9_-]+)$/.exec(window.location.hash);
   if (!m || typeof DecompressionStream === 'undefined' || m[1].length > MAX_LINK_XML) return '';
   try {
-    const raw = await pipe(fromB64url(m[1]), new DecompressionStream('deflate-raw'));
-    return new TextDecoder().decode(raw);
+    const raw = await inflate(fromB64url(m[1]), maxBytes);
+    return raw ? new TextDecoder().decode(raw) : null;
   } catch (e) {
     return '';
   }
