@@ -7,7 +7,7 @@
 import { Engine } from './engine.js';
 import { LIMITS, mib } from './constants.js';
 import { h, setError, markRendered } from './ui.js';
-import { readState, writeState, decodeXML, unusedParams } from './state.js';
+import { readState, writeState, decodeXML, unusedParams, queryCut, MAX_QUERY } from './state.js';
 import { topologyWidget } from './topology.js';
 import { algorithmsWidget } from './algorithms.js';
 import { estimatorWidget } from './estimator.js';
@@ -100,6 +100,7 @@ async function boot() {
     if (linkChecked) return;
     linkChecked = true;
     const unused = unusedParams(state, form, w.state());
+    if (queryCut()) unused.unshift(`the link's query past its first ${MAX_QUERY / 1024} KiB (it is ${Math.round(queryCut() / 1024)} KiB)`);
     if (linkXML === null) unused.push(`#xml= (the topology in the link unpacks to more than ${mib(LIMITS.xmlBytes)}, the limit)`);
     else if (window.location.hash.startsWith('#xml=') && !xml) unused.push('#xml= (the topology in the link could not be read)');
     if (!unused.length) return;
