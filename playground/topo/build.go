@@ -129,6 +129,9 @@ func (b *builder) create(t NodeType, id int64, line int) (*bnode, error) {
 	if len(b.nodes[t]) >= MaxNodesPerType {
 		return nil, lineErr(line, "too many %s nodes (NCCL's limit is %d)", t, MaxNodesPerType)
 	}
+	if t == CPU && len(b.nodes[t]) >= MaxCPUs {
+		return nil, lineErr(line, "more than %d CPUs (NUMA nodes) on one host: the largest servers have 32, and NCCL links every pair of them, so the model reads at most %d", MaxCPUs, MaxCPUs)
+	}
 	if t == NET && len(b.nodes[t]) >= MaxNICs {
 		return nil, lineErr(line, "more than %d NICs on one host (NCCL's IB transport exposes at most MAX_IB_VDEVS = %d network devices)", MaxNICs, MaxNICs)
 	}

@@ -153,6 +153,10 @@ func TestAbuse(t *testing.T) {
 		{name: "issue 18 (s6): an unknown preset of 100 KB is echoed cut",
 			args: []string{"topo", "--preset", strings.Repeat("x", 100000)},
 			code: 2, err: `… (100000 bytes)"`, maxOut: 0},
+		{name: "issue 18 (s6 attack F3): more CPUs than topo.MaxCPUs, refused before the path work",
+			// 560 CPUs (the attacker's) made 156,520 CPU-CPU links and 3.6 s of CPU.
+			args: []string{"topo", "--xml", "-"}, stdin: topotest.CPUs(560, 1),
+			code: 1, err: fmt.Sprintf("more than %d CPUs (NUMA nodes) on one host", topo.MaxCPUs), maxOut: 0},
 		{name: "issue 18 (s6 attack F1): --timeout 0 is refused, not read as no limit",
 			args: []string{"topo", "--preset", "h100-sxm-8x", "--timeout", "0"},
 			code: 2, err: "--timeout: 0s is not a positive duration", maxOut: 0},
