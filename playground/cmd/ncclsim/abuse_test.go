@@ -153,6 +153,12 @@ func TestAbuse(t *testing.T) {
 		{name: "issue 18 (s6): an unknown preset of 100 KB is echoed cut",
 			args: []string{"topo", "--preset", strings.Repeat("x", 100000)},
 			code: 2, err: `… (100000 bytes)"`, maxOut: 0},
+		{name: "issue 18 (s6 attack F11): a control sequence in a file name is echoed escaped",
+			args: []string{"topo", "--xml", "/nonexistent/\x1b[2J\u009bx.xml"},
+			code: 1, err: `/nonexistent/\x1b[2J\u009bx.xml`, maxOut: 0},
+		{name: "issue 18 (s6 attack F11): a control sequence in --bytes is echoed escaped",
+			args: []string{"estimate", "--preset", "h100-8x-ib", "--coll", "allreduce", "--bytes", "1\x1b[2J"},
+			code: 2, err: `1\x1b[2J`, maxOut: 0},
 		{name: "issue 18 (s6 attack F3): more CPUs than topo.MaxCPUs, refused before the path work",
 			// 560 CPUs (the attacker's) made 156,520 CPU-CPU links and 3.6 s of CPU.
 			args: []string{"topo", "--xml", "-"}, stdin: topotest.CPUs(560, 1),
