@@ -54,6 +54,9 @@ const (
 	// sub-NUMA clusters each); twice that is the cap, refused with a
 	// message before the path work.
 	MaxCPUs = 64
+	// maxNVLinksPerGPU is the most NVLinks of one GPU (H100 and B200 have
+	// 18); a count outside 1..18 gets a warning.
+	maxNVLinksPerGPU = 18
 )
 
 // NVLinkBw returns the bandwidth of one NVLink for a GPU of the given compute
