@@ -220,8 +220,19 @@ func checkInt(val string) (Problem, bool) {
 		return Problem{Severity: Error, Kind: BadValue, Message: "not an integer; NCCL's strtoll reads it as 0"}, true
 	case c.Rest != "":
 		return Problem{Severity: Error, Kind: BadValue, Message: fmt.Sprintf("trailing %q is not part of an integer; NCCL reads %d and ignores the rest", c.Rest, c.Value)}, true
+	case isOctal(val):
+		v := strings.TrimSpace(val)
+		dec := strings.TrimLeft(strings.TrimLeft(v, "+-"), "0")
+		return Problem{Severity: Warning, Kind: BadValue, Message: fmt.Sprintf("NCCL reads %s as %d: its strtoll (base 0) takes a leading 0 for octal; write %s if the decimal number was meant", strconv.Quote(v), c.Value, dec)}, true
 	}
 	return Problem{}, false
+}
+
+// isOctal reports whether strtoll with base 0 reads val as an octal
+// number of two digits or more (a leading 0 then a digit).
+func isOctal(val string) bool {
+	s := strings.TrimLeft(strings.TrimSpace(val), "+-")
+	return len(s) >= 2 && s[0] == '0' && s[1] >= '0' && s[1] <= '7'
 }
 
 // maxChannels is NCCL's MAXCHANNELS (src/include/device.h).
