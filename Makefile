@@ -13,7 +13,7 @@ PAPER   ?= a4
 PUBLIC  := public
 SQLITE_WASM := node_modules/@sqlite.org/sqlite-wasm/dist
 
-.PHONY: help serve site test bench pdf clean gen npm lighthouse-npm sysdeps vendor wasm
+.PHONY: help serve site test bench pdf clean gen npm lighthouse-npm sysdeps vendor wasm calibrate
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -44,6 +44,11 @@ bench: gen wasm lighthouse-npm sysdeps ## run the benchmarks, then Lighthouse on
 	node bench/lighthouse/run.mjs $(LH_PUBLIC) $(LH_PORT) --json $(LH_PUBLIC)/../lighthouse.json
 
 pdf: site ## write public/handbook.pdf (PAPER=a4|letter)
+
+calibrate: ## refit data/calibration.yaml on data/measurements/ and regenerate the files compiled from it
+	$(GO) run ./playground/cmd/ncclsim calibrate
+	$(GO) generate ./playground/estimate
+	sh playground/service/testdata/regen.sh
 
 clean: ## remove everything generated
 	rm -rf $(PUBLIC) .bench site/content site/data site/static/gen site/assets/gen site/static/vendor site/static/playground site/static/search.db site/resources site/.hugo_build.lock

@@ -31,17 +31,25 @@ import (
 // when a run is pasted. Sizes then, compress/gzip (gzip -9): topology
 // 1,215,838 (1,205,787), algorithms 1,230,580 (1,220,207), estimator
 // 1,268,026 (1,256,816), estimator-paste 1,313,141 (1,299,765), step
-// 1,275,315 (1,263,204), doctor 1,251,759 (1,242,776). The budget is held on compress/gzip's size, what
+// 1,275,315 (1,263,204), doctor 1,251,759 (1,242,776); doctor re-set in
+// session 6 at 1,271,515 (main had grown to 1,259,515; +12,000 for issue 15's
+// error-class causes, /dev/shm attach, kernel-launch and graph-capture rules,
+// broken watchdog lines and launcher tags). Batch 1 of session 6 re-set the
+// model pages (compress/gzip, main before -> batch 1): topology 1,235,957,
+// estimator 1,292,397, estimator-paste 1,341,166, step 1,294,044, doctor
+// 1,287,475 (the estimator's plateau fit and tree factor, the new published
+// runs' table, the search's work budgets and the NIC summary, both doctor
+// families); a ceiling is never above the budget. The budget is held on compress/gzip's size, what
 // BenchmarkPageLoad's server sends, which is 1% above gzip -9's.
 const wasmGzipBudget = 1_300_000
 
 var wasmGzipCeiling = map[string]int{
-	"topology.wasm":        1_230_000, // 1,215,838 × 1.01
+	"topology.wasm":        1_250_000, // 1,235,957 × 1.01 (session 6, batch 1)
 	"algorithms.wasm":      1_250_000, // 1,230,580 × 1.01
-	"estimator.wasm":       1_290_000, // 1,268,026 × 1.01
-	"estimator-paste.wasm": 1_330_000, // 1,313,141 × 1.01
-	"step.wasm":            1_290_000, // 1,275,315 × 1.01
-	"doctor.wasm":          1_270_000, // 1,251,759 × 1.01
+	"estimator.wasm":       1_300_000, // 1,292,397, capped at the budget (session 6, batch 1)
+	"estimator-paste.wasm": 1_360_000, // 1,341,166 × 1.01 (session 6, batch 1)
+	"step.wasm":            1_300_000, // 1,294,044, capped at the budget (session 6, batch 1)
+	"doctor.wasm":          1_300_000, // 1,287,475, capped at the budget (session 6, batch 1)
 }
 
 // overBudget lists the binaries over the budget, and why; every other

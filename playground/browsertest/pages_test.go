@@ -158,10 +158,12 @@ func TestDoctorPage(t *testing.T) {
 	if err != nil || len(all) == 0 {
 		t.Fatalf("no logs in %s: %v", dir, err)
 	}
-	// Three published logs with confirmed causes (data/logs/*.note): the
+	// Four published logs with confirmed causes (data/logs/*.note): the
 	// page must show the same diagnoses, by ID and in order, as
 	// `ncclsim doctor --json` for the same log and environment.
-	names := []string{"nvidia-nccl-426-ib-error-12-gid.log", "pytorch-torchtitan-853-shm-16mb.log", "nvidia-nccl-tests-287-rtx5090-maxsharedmem.log"}
+	names := []string{"nvidia-nccl-426-ib-error-12-gid.log", "pytorch-torchtitan-853-shm-16mb.log", "nvidia-nccl-tests-287-rtx5090-maxsharedmem.log",
+		// the network rules of rules_net.go, which register themselves at start-up
+		"pytorch-pytorch-68893-veth-interface.log"}
 	for _, n := range names {
 		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
 			t.Fatalf("fixture %s: %v (have %d entries)", n, err, len(all))

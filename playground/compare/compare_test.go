@@ -145,7 +145,7 @@ func TestLooksLikeSHM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Class != estimate.ClassPCIe && res.Class != estimate.ClassNVLink {
+	if res.Class != estimate.ClassPCIe && res.Class != estimate.ClassPCIeXSocket && res.Class != estimate.ClassNVLink {
 		t.Fatalf("with P2P the class is %s", res.Class)
 	}
 	if len(res.Findings) != 1 || res.Findings[0].ID != "looks-like-shm" || !strings.Contains(res.Findings[0].Text, "Looks like SHM, P2P is not in use") || res.Findings[0].DoctorRules[0] != ruleP2P {

@@ -151,9 +151,10 @@ func (p *parser) benchLine(n int, b []byte) {
 }
 
 // dropLauncherTag removes the tag a launcher puts before each line it
-// relays: Open MPI's "[1,0]<stdout>:", torchrun's "[rank3]:", or the
-// "[0] " of mpirun --tag-output variants, so that tables printed through
-// them are read like bare ones.
+// relays: Open MPI's "[1,0]<stdout>:", torchrun's "[rank3]:", the "[0] "
+// of mpirun --tag-output variants, a bracketed time stamp, Ray's "(Worker
+// pid=N, ...)", srun -l's "N: " or pdsh's "host: ", so that tables printed
+// through them are read like bare ones.
 func dropLauncherTag(s string) string {
 	t := strings.TrimLeft(s, " ")
 	for strings.HasPrefix(t, "[") {
@@ -166,15 +167,42 @@ func dropLauncherTag(s string) string {
 			rest = rest[len("<stdout>:"):]
 		} else if strings.HasPrefix(rest, ":") {
 			rest = rest[1:]
-		} else if !strings.HasPrefix(rest, " ") || !ascii.Digits(t[1:end]) {
+		} else if !strings.HasPrefix(rest, " ") || !(ascii.Digits(t[1:end]) || isTimestamp(t[1:end])) {
 			break
 		}
+		t = strings.TrimLeft(rest, " ")
+	}
+	if strings.HasPrefix(t, "(") {
+		// Ray's "(RayWorkerWrapper pid=38530, ip=10.244.1.95) ".
+		if end := strings.IndexByte(t, ')'); end > 0 && end < 96 && strings.Contains(t[:end], "pid=") {
+			t = strings.TrimLeft(t[end+1:], " ")
+		}
+	}
+	if f, rest, ok := strings.Cut(t, ": "); ok && f != "" && len(f) <= 64 && !strings.ContainsAny(f, " \t[(#") {
+		// srun -l's "0: " and pdsh's (and DeepSpeed's launcher's) "host: ".
 		t = strings.TrimLeft(rest, " ")
 	}
 	if t == strings.TrimLeft(s, " ") {
 		return s
 	}
 	return t
+}
+
+// isTimestamp reports whether a bracketed tag is a date or time stamp
+// ("2025-09-18 23:23:41", "23:23:41.123", "2025-09-18T23:23:41Z"), as log
+// collectors and `ts` put before each line.
+func isTimestamp(s string) bool {
+	if !strings.Contains(s, ":") || s == "" || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9', c == '-', c == ':', c == '.', c == ' ', c == 'T', c == 'Z', c == '+', c == '/', c == ',':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // isBenchHeader matches the column header of the results table.

@@ -523,6 +523,7 @@ func (d *diagnoser) collectiveTimeout() (Diagnosis, bool) {
 	} else {
 		b.WriteString("PyTorch reports failed or timed-out NCCL work.")
 	}
+	b.WriteString(timeoutOrigin(s.TimeoutLines.Lines))
 	b.WriteString(d.progressSummary(&ev))
 	b.WriteString(d.exitTeardown(s.TimeoutLines.Lines, &ev))
 	b.WriteString(firstCollective(s.Timeouts))
@@ -775,13 +776,14 @@ func (d *diagnoser) flightRecorderOff() (Diagnosis, bool) {
 }
 
 func (d *diagnoser) peerLost() (Diagnosis, bool) {
-	if d.s.PeerLost.Empty() {
+	if d.s.PeerLost.Empty() && d.s.peerLostText.Empty() {
 		return Diagnosis{}, false
 	}
 	var ev evidence
 	ev.add(d.s.PeerLost.Lines...)
+	ev.add(d.s.peerLostText.Lines...)
 	return Diagnosis{ID: "peer-connection-lost", Severity: Warning, Title: "A peer closed its connection",
-		Explanation: fmt.Sprintf("%d NCCL warning(s) say the other end of a connection went away (closed socket, failed receive, or an RDMA completion error). That is usually the echo of another rank that crashed or was killed first: find the earliest error in the logs of all ranks. If every rank reports it at once, suspect the network (link flaps, wrong interface in NCCL_SOCKET_IFNAME, RDMA timeouts).", d.s.PeerLost.Count),
+		Explanation: fmt.Sprintf("%d NCCL warning(s) say the other end of a connection went away (closed socket, failed receive, or an RDMA completion error). That is usually the echo of another rank that crashed or was killed first: find the earliest error in the logs of all ranks. If every rank reports it at once, suspect the network (link flaps, wrong interface in NCCL_SOCKET_IFNAME, RDMA timeouts).", d.s.PeerLost.Count+d.s.peerLostText.Count),
 		Evidence:    ev.list(), Links: links(linkTimeout, linkNIC, envLink("NCCL_SOCKET_IFNAME"), envLink("NCCL_IB_TIMEOUT"))}, true
 }
 
@@ -792,6 +794,9 @@ func (d *diagnoser) devShm() (Diagnosis, bool) {
 	var ev evidence
 	ev.add(d.s.ShmFailure.Lines...)
 	expl := "NCCL keeps host-memory buffers as files under /dev/shm and failed to create or grow one."
+	if dataLoaderShm(d.s.ShmFailure.Lines) {
+		expl = "PyTorch's DataLoader workers hand batches over through /dev/shm, and a worker died of a bus error or could not write its shared-memory file: /dev/shm is full."
+	}
 	for _, l := range d.s.ShmFailure.Lines {
 		if i := strings.Index(l.Text, "(size "); i >= 0 {
 			if n, ok := leadingInt(l.Text[i+len("(size "):]); ok && n > 0 {
@@ -800,7 +805,7 @@ func (d *diagnoser) devShm() (Diagnosis, bool) {
 			}
 		}
 	}
-	expl += " Containers start with a small /dev/shm (64 MB in Docker) that DataLoader workers also use. Start the container with --shm-size=1g or --ipc=host; in Kubernetes mount an emptyDir with medium: Memory at /dev/shm; all ranks of a host must share one /dev/shm. Check: `df -h /dev/shm` in the container."
+	expl += " Containers start with a small /dev/shm (64 MB in Docker) that DataLoader workers also use. Start the container with --shm-size=1g or --ipc=host; in Kubernetes mount an emptyDir with medium: Memory at /dev/shm; all ranks of a host must share one /dev/shm. Segments of crashed jobs stay behind and fill it too (`ls -la /dev/shm/nccl-*`, remove them when no job runs). NCCL_SHM_DISABLE=1 is a test, not a fix: the run then goes through P2P or the network transport, slower. Check: `df -h /dev/shm` in the container."
 	return Diagnosis{ID: "dev-shm-full", Severity: Error, Title: "NCCL could not create its /dev/shm buffers",
 		Explanation: expl,
 		Evidence:    ev.list(), Links: links(linkDevShm, linkSHM, envLink("NCCL_CUMEM_HOST_ENABLE"), envLink("NCCL_SHM_DISABLE"))}, true
@@ -813,7 +818,7 @@ func (d *diagnoser) ncclError() (Diagnosis, bool) {
 	var ev evidence
 	ev.add(d.s.NCCLErrors.Lines...)
 	return Diagnosis{ID: "nccl-error", Severity: Error, Title: "PyTorch reported an NCCL error",
-		Explanation: "A collective or communicator call returned an NCCL error to PyTorch. The message names the class (invalid usage, system error, internal error, remote error); the cause is in the NCCL WARN lines just before it, on this rank or another. Rerun with NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=INIT,ENV (plus NET or P2P as needed) if they are missing.",
+		Explanation: "A collective or communicator call returned an NCCL error to PyTorch. The message names the class (invalid usage, system error, internal error, remote error); the cause is in the NCCL WARN lines just before it, on this rank or another. Rerun with NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=INIT,ENV (plus NET or P2P as needed) if they are missing." + ncclErrorCauses(d.s),
 		Evidence:    ev.list(), Links: links(linkTroubleshoot, envLink("NCCL_DEBUG"), envLink("NCCL_DEBUG_SUBSYS"))}, true
 }
 

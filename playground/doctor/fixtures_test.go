@@ -137,7 +137,9 @@ var fixtures = []fixture{
 			}
 		}},
 	{file: "nvidia-nccl-tests-166-shm-segment.log", transports: []string{"SHM/direct"}, channels: 22,
-		diagnoses: []string{"dev-shm-full", "p2p-unavailable"},
+		// nccl-error: the test's own "Test NCCL failure ... 'unhandled
+		// system error'" line (ncclSystemError).
+		diagnoses: []string{"dev-shm-full", "nccl-error", "p2p-unavailable"},
 		check: func(t *testing.T, s *Summary, ds []Diagnosis) {
 			// line 6: "Error while creating shared memory segment /dev/shm/nccl-zTYolS"
 			if s.ShmFailure.Count != 1 || s.ShmFailure.Lines[0].Line != 6 {

@@ -94,8 +94,6 @@ func (p *parser) warn(n int, msg, raw string) {
 		p.mismatchCodes(n, msg, raw)
 	case isPeerLost(msg):
 		p.add(&p.s.PeerLost, n, raw)
-	case isShmFailure(msg):
-		p.add(&p.s.ShmFailure, n, raw)
 	case strings.Contains(msg, "P2P is disabled between"):
 		p.add(&p.s.P2PDisabled, n, raw)
 	}
@@ -114,11 +112,34 @@ func isPeerLost(msg string) bool {
 }
 
 // isShmFailure matches failures to create or grow the /dev/shm files of the
-// SHM transport and host buffers.
+// SHM transport and host buffers. The INFO lines that merely name a
+// /dev/shm file ("Allocated ... bytes of shared memory in /dev/shm/...")
+// are not failures, and a segment a rank could not attach to is the
+// shm-attach-failed rule's.
 func isShmFailure(msg string) bool {
-	return strings.Contains(msg, "/dev/shm") || strings.Contains(msg, "shared memory segment") ||
-		(strings.Contains(msg, "No space left on device") && strings.Contains(msg, "shm"))
+	if strings.Contains(msg, "attaching to shared memory segment") {
+		return false
+	}
+	for _, k := range shmFailures {
+		if strings.Contains(msg, k) {
+			return true
+		}
+	}
+	return strings.Contains(msg, "No space left on device") && strings.Contains(msg, "shm")
 }
+
+// shmFailures are the parts of the failure messages of NCCL's /dev/shm
+// code in every release the catalog holds ("Error while %s shared memory
+// segment %s (size %ld)" with "creating"; "Error: failed to extend %s to %ld
+// bytes"; "Error: failed to create shared memory file %s"; up to 2.11 "Call to
+// posix_fallocate failed : %s" and "Call to shm_open failed : %s"; "Could
+// not map %s") and PyTorch's
+// DataLoader messages (torch/csrc/DataLoader.cpp: "This might be caused by
+// insufficient shared memory (shm)" and "It is possible that dataloader's
+// workers are out of shared memory").
+var shmFailures = []string{"creating shared memory segment", "Error: failed to extend /dev/shm", "failed to create shared memory file",
+	"Call to posix_fallocate failed", "Call to shm_open failed", "Could not map /dev/shm", "insufficient shared memory (shm)",
+	"workers are out of shared memory"}
 
 // version records "NCCL version 2.25.1+cuda12.2" (and the "compiled with
 // CUDA" spelling of the RAS client).

@@ -87,6 +87,14 @@ func (d *diagnoser) netCauses(ev *evidence) []string {
 		ev.add(ref)
 		out = append(out, "NCCL_NET=Socket forces the socket transport; unset it.")
 	}
+	if hca := d.s.netCues["hca"]; (hca == nil || hca.Empty()) && !d.s.IBNoDevice.Empty() {
+		// The "set by environment" echo (or the given environment)
+		// where the release prints no "NCCL_IB_HCA set to" line.
+		if v, ref, ok := d.setting("NCCL_IB_HCA"); ok {
+			ev.add(ref)
+			out = append(out, "NCCL_IB_HCA="+v+" matched no active port. Names are prefixes (mlx5_1 also matches mlx5_10), \"=\" asks for exact names, \"^\" excludes; compare with `ibv_devices` and `ibstat`.")
+		}
+	}
 	for _, c := range netCues {
 		e := d.s.netCues[c.key]
 		if e == nil || e.Empty() {

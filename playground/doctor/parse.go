@@ -175,6 +175,7 @@ type parser struct {
 	merged    int
 	ncclLines int // lines in NCCL's "host:pid:tid [dev] NCCL LEVEL" format
 	notesSeen map[string]bool
+	wrap      wrapState // a PyTorch message broken over two lines (torch.go)
 }
 
 func newParser(opts Options) *parser {
@@ -227,6 +228,7 @@ func (p *parser) finish() {
 	if p.merged > 0 {
 		p.note(fmt.Sprintf("%d line(s) held output of several processes run together; only the last message of each was read", p.merged))
 	}
+	p.flushWrapped()
 	p.finishBench()
 	if s.Lines > 0 && s.Bytes > 0 && p.ncclLines == 0 && s.NCCLTests == nil && len(s.Versions) == 0 && s.NRanks == 0 && s.TotalConnections == 0 && s.Warnings.Count == 0 && len(s.Timeouts) == 0 && s.Heartbeat.Empty() {
 		p.note("no NCCL or PyTorch distributed messages were recognised; was the job run with NCCL_DEBUG=INFO?")
@@ -317,6 +319,9 @@ func (p *parser) line(n int, b []byte) {
 		if len(b) == 0 {
 			return
 		}
+	}
+	if p.wrap.raw != "" && p.joinWrapped(n, b) {
+		return
 	}
 	p.scanRules(n, string(b))
 	p.benchLine(n, b)

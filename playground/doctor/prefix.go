@@ -52,7 +52,10 @@ func splitNCCL(line string) (origin, level, string) {
 		}
 		i += from
 		from = i + 5
-		if i > 0 && line[i-1] != ' ' && line[i-1] != '\t' && line[i-1] != ']' {
+		// ':' ends torchrun's "[rank0]:" and Open MPI's "<stdout>:" tags,
+		// which launchers put right before a line whose host prefix the
+		// user cut off ("[rank0]:NCCL WARN ...").
+		if i > 0 && line[i-1] != ' ' && line[i-1] != '\t' && line[i-1] != ']' && line[i-1] != ':' {
 			continue
 		}
 		rest := line[i+5:]

@@ -26,6 +26,9 @@ type Rule struct {
 	All      []string
 	// None are substrings that exclude a line (another rule explains it).
 	None []string
+	// Match, when set, is a further test a line may pass instead of
+	// Any/All/None, for wordings substrings cannot express.
+	Match func(line string) bool
 	// Messages are catalog formats (package ncclmsg, any release): an NCCL
 	// line the catalog ties to one of them is evidence whatever its
 	// wording in the release that printed it. TestRuleMessagesInCatalog
@@ -49,12 +52,12 @@ type Rule struct {
 // on the variable tables, and nccl-warn only lists what nothing explains,
 // so neither is counted.
 var unproven = map[string]bool{
-	"nvls-setup-hang": true, "ib-register-memory": true,
+	"nvls-setup-hang":       true,
 	"gdr-disabled-distance": true, "cuda-oom-nccl": true,
 	"nccl-version-mismatch": true, "timeout-desync": true, "watchdog-heartbeat-abort": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
 	"no-gdrdma": true, "few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
-	"ib-qp-setup": true,
+	"shm-attach-failed": true, "kernel-launch-refused": true, "graph-capture-unsupported": true, "worker-signal": true, "device-not-set": true, "store-uniqueid-timeout": true,
 }
 
 // unprovenNote is appended to the explanation of an unproven diagnosis.
@@ -129,15 +132,15 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "ib-completion-error", Title: "InfiniBand/RoCE completion error", Severity: Error,
-		Any: []string{"Got completion from peer", "Got completion with error", "wc->status="},
+		Any: []string{"Got completion from peer", "Got completion with error", "wc->status=", "Got completion error"},
 		Messages: []string{"NET/IB : Got completion from peer %s with error %d, opcode %d, len %d, vendor err %d (%s)%s%s%s%s",
 			"NET/IB : Got completion from peer %s with status=%d opcode=%d len=%d vendor err %d (%s)%s%s%s%s",
 			"NET/IB: Got completion from peer %s with status=%d opcode=%d len=%u vendor err %u (%s)%s%s%s%s hca %s",
 			"NET/IB: Got completion from peer %s with status=%s(%d) opcode=%s(%d) reqSize=%d vendor_err=%u req_type=%s%s%s%s%s hca %s"},
 		Explanation: "The RDMA NIC reported a failed work completion: data stopped flowing between two NICs.",
-		Fix:         "Make the NICs reach each other over RDMA outside NCCL first (ib_write_bw / perftest with the same device, GID index, traffic class and MTU), then run NCCL with the same settings.",
+		Fix:         "Make the NICs reach each other over RDMA outside NCCL first (ib_write_bw / perftest with the same device, GID index, traffic class and MTU), then run NCCL with the same settings: on RoCE NCCL_IB_GID_INDEX set to the RoCE v2 IPv4 entry `show_gids` lists, NCCL_IB_HCA limited to NICs that reach the peers (NCCL_CROSS_NIC=0 on rail-only fabrics); for status 4, PCIe ACS off (NCCL_NET_GDR_LEVEL=0 confirms it).",
 		Check:       "`ibv_devinfo` (port state ACTIVE, link layer, active_mtu equal on both hosts), `show_gids` on both hosts, and ib_write_bw between the two hosts of the failing pair.",
-		Links:       []Link{linkNIC, envLink("NCCL_IB_GID_INDEX"), envLink("NCCL_IB_TIMEOUT"), envLink("NCCL_IB_HCA")},
+		Links:       []Link{linkNIC, envLink("NCCL_IB_GID_INDEX"), envLink("NCCL_IB_TIMEOUT"), envLink("NCCL_IB_HCA"), envLink("NCCL_CROSS_NIC")},
 		Explain:     explainCompletion,
 	},
 	{
@@ -161,6 +164,7 @@ var lineRules = []Rule{
 		Fix:         "Check and restart nvidia-fabricmanager (same version as the driver), reset the GPUs or reboot the node; set NCCL_NVLS_ENABLE=0 to confirm (the job then runs without NVLS) and as a stopgap.",
 		Check:       "`systemctl status nvidia-fabricmanager`, `nvidia-smi -q | grep -A3 Fabric` (State Completed, Status Success), and a rerun with NCCL_NVLS_ENABLE=0.",
 		Links:       []Link{envLink("NCCL_NVLS_ENABLE"), linkTroubleshoot},
+		Explain:     explainNVLS,
 	},
 	{
 		ID: "cuda-oom-nccl", Title: "NCCL ran out of GPU memory", Severity: Error,
@@ -174,9 +178,13 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "socket-address", Title: "NCCL cannot reach a peer's socket address", Severity: Error,
-		Any: []string{"no socket interface found", "No usable listening interface found", "is neither AF_INET(2) nor AF_INET6(10)", "Bootstrap : no NCCL_SOCKET_IFNAME"},
+		Any: []string{"no socket interface found", "No usable listening interface found", "is neither AF_INET(2) nor AF_INET6(10)", "Bootstrap : no NCCL_SOCKET_IFNAME",
+			"Socket creation failed : Address family not supported"},
 		Messages: []string{"NET/Socket : No usable listening interface found", "Bootstrap : no socket interface found",
-			"ncclSocketInit: connecting to address %s with family %d is neither AF_INET(%d) nor AF_INET6(%d)"},
+			"ncclSocketInit: connecting to address %s with family %d is neither AF_INET(%d) nor AF_INET6(%d)",
+			"no device found matching %s%s, verify NCCL_OOB_NET_IFNAME", "no device found after excluding %s%s, verify NCCL_OOB_NET_IFNAME",
+			"no device found matching NCCL_OOB_NET_IFNAME=%s, ignoring"},
+		Explain:     explainSocketAddress,
 		Explanation: "NCCL has no usable IP address to reach a peer: either no interface matches NCCL_SOCKET_IFNAME (or none besides loopback exists) for its bootstrap and socket traffic, or, when it complains about an address \"with family N\", the address it received from another rank is garbage, which is what ranks running different NCCL releases (their bootstrap messages differ in layout) produce.",
 		Fix:         "Set NCCL_SOCKET_IFNAME to an interface that exists and routes between the hosts on every node (a prefix such as `eth`, `=name` for an exact name, `^docker,lo` to exclude), or unset it; and run one NCCL release on every node (check for a second libnccl: pip nvidia-nccl-cu* packages, a system copy under /usr/lib or /usr/local).",
 		Check:       "`ip -br addr` on every node, the \"Bootstrap: Using\" line of each rank, and `python -c \"import torch; print(torch.cuda.nccl.version())\"` plus `pip list | grep nccl` on every node.",
@@ -195,6 +203,8 @@ var lineRules = []Rule{
 				switch {
 				case strings.Contains(l.Text, "Cannot allocate memory"):
 					return "\"Cannot allocate memory\" from a registration is the locked-memory limit (ulimit -l, often 64 KB or 8 MB by default), not a lack of RAM."
+				case strings.Contains(l.Text, "ibv_reg_dmabuf_mr") && strings.Contains(l.Text, "not supported"):
+					return "\"Operation not supported\" from ibv_reg_dmabuf_mr means the NIC driver or kernel cannot register DMA-BUF memory: NCCL_DMABUF_ENABLE=0 makes NCCL use nvidia-peermem instead, or update MOFED/rdma-core and the kernel."
 				case strings.Contains(l.Text, "Bad address"):
 					return "\"Bad address\" means the kernel could not pin the pages: for GPU buffers, GPUDirect RDMA is not available (nvidia-peermem not loaded, no DMA-BUF support)."
 				}
@@ -204,7 +214,9 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "ib-qp-setup", Title: "An RDMA queue pair or completion queue could not be set up", Severity: Error,
-		Any:         []string{"Call to ibv_modify_qp failed", "Call to ibv_create_qp failed", "Call to ibv_create_cq failed"},
+		// Posts often quote the error without "Call to".
+		Any:         []string{"ibv_modify_qp failed", "ibv_create_qp failed", "ibv_create_cq failed"},
+		None:        []string{", retrying ", "UCX"}, // NCCL 2.30 retries before it warns; UCX is MPI's
 		Explanation: "NCCL asked the verbs library to create or connect a queue pair (or its completion queue) on the RDMA device it chose, and the kernel refused: the connection to the peer cannot be built on that device.",
 		Fix:         "Keep NCCL to the devices and ports that work: NCCL_IB_HCA lists them (`=NAME,NAME` for exact names, `^NAME` to leave one out); give a RoCE port an IP address and a routable GID (NCCL_IB_GID_INDEX); use the same MOFED/rdma-core in the container as on the host. On a single host NCCL_IB_DISABLE=1 takes the network out altogether.",
 		Check:       "`ibv_devinfo -v` (port state PORT_ACTIVE, link layer) and `show_gids` for the device the log names, `ulimit -l` inside the job, and `ib_write_bw -d DEVICE` between two hosts.",
@@ -216,8 +228,11 @@ var lineRules = []Rule{
 					return "\"No such device\" means the device or port NCCL picked cannot carry connections from this process: a RoCE port without an IP address (so no usable GID), a virtual function or port that belongs to another network namespace (macvlan or SR-IOV containers), or a port that is down; when one device of several is at fault, NCCL_IB_HCA can leave it out." + ibDevices(s)
 				case strings.Contains(l.Text, "Cannot allocate memory"):
 					return "\"Cannot allocate memory\" here is the locked-memory limit (ulimit -l) or the NIC's own limits on queues, not a lack of RAM: raise the limit to unlimited for the processes (limits.conf, --ulimit memlock=-1 for Docker), and at very large scale fewer connections per peer (NCCL_NCHANNELS_PER_NET_PEER, NCCL_IB_QPS_PER_CONNECTION)."
+				case strings.Contains(l.Text, "Network is unreachable") || strings.Contains(l.Text, "Connection timed out"):
+					// NCCL 2.30 hints the same after ETIMEDOUT (printIbModifyQpHint).
+					return "\"" + qpErrno(l.Text) + "\" when a queue pair is connected means the port cannot reach the peer's GID: NICs of different rails that are not cross-connected (NCCL_CROSS_NIC=0 confirms it, NCCL's own hint), an NCCL_IB_HCA list that names ports of another network (NCCL pairs the listed devices across ranks, so list only the ports that reach the peers), RoCE ports in subnets without routing between them, or a GID index (NCCL_IB_GID_INDEX) whose address does not reach the peer." + ibDevices(s)
 				case strings.Contains(l.Text, "Invalid argument"):
-					return "\"Invalid argument\" when a queue pair is connected usually names a GID index the port does not have (NCCL_IB_GID_INDEX) or attributes the two ends disagree on (MTU, traffic class)."
+					return "\"Invalid argument\" when a queue pair is connected usually names a GID index the port does not have, forced by NCCL_IB_GID_INDEX (unset it or set -1 for NCCL's own choice, as NCCL 2.30 hints), or attributes the two ends disagree on (MTU, traffic class)."
 				}
 			}
 			return ibDevices(s)
@@ -244,11 +259,14 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "cuda-driver-too-old", Title: "The CUDA driver is older than the CUDA runtime", Severity: Error,
-		Any:         []string{"CUDA driver version is insufficient", "cudaErrorInsufficientDriver", "driver version is insufficient for CUDA runtime"},
+		// PyTorch's own check (c10/cuda/CUDAFunctions.cpp, v2.6.0): "The
+		// NVIDIA driver on your system is too old (found version N)".
+		Any:         []string{"CUDA driver version is insufficient", "cudaErrorInsufficientDriver", "driver version is insufficient for CUDA runtime", "The NVIDIA driver on your system is too old"},
 		Explanation: "The NVIDIA driver is older than the CUDA runtime that PyTorch and NCCL were built with, so CUDA calls fail before NCCL can start.",
 		Fix:         "Upgrade the driver, or use a PyTorch/NCCL build for an older CUDA (or the CUDA forward-compatibility package on data-center GPUs).",
 		Check:       "`nvidia-smi` (Driver Version, CUDA Version) against `python -c \"import torch; print(torch.version.cuda)\"`.",
 		Links:       []Link{linkTroubleshoot},
+		Explain:     explainDriverVersion,
 	},
 }
 
@@ -269,14 +287,22 @@ func (p *parser) scanRules(n int, raw string) {
 		for _, k := range r.None {
 			hit = hit && !strings.Contains(raw, k)
 		}
+		if !hit && r.Match != nil {
+			hit = r.Match(raw)
+		}
 		if hit {
 			p.hitRule(r, n, raw)
 		}
 	}
 	p.scanNetCues(n, raw)
-	if !strings.Contains(raw, "NCCL WARN") && isShmFailure(raw) {
-		// PyTorch's re-raise ("Last error: Error while creating shared
-		// memory segment ...") and launcher output carry no WARN prefix.
+	p.scanSockIfs(n, raw)
+	p.scanPeerLostText(n, raw)
+	p.scanTorchRules(n, raw)
+	if isShmFailure(raw) {
+		// Every line, NCCL's WARN as well as PyTorch's re-raise ("Last
+		// error: Error while creating shared memory segment ...") and
+		// launcher output, which carry no WARN prefix or one NCCL's
+		// format does not parse.
 		p.add(&p.s.ShmFailure, n, raw)
 	}
 }
@@ -426,7 +452,7 @@ func explainTruncation(lines []LineRef, s *Summary) string {
 // wcMeaning says what an IB work-completion status means for NCCL.
 var wcMeaning = map[int]string{
 	1:  "a local length error: a message did not fit the receive buffer or the path MTU, which for NCCL points at ports configured with different MTUs",
-	4:  "a local protection error: the NIC could not access the registered memory, which for GPU buffers points at GPUDirect RDMA (nvidia-peermem or dma-buf missing, PCIe ACS/IOMMU redirecting peer traffic)",
+	4:  "a local protection error: the NIC could not access the registered memory, which for GPU buffers points at GPUDirect RDMA (nvidia-peermem or dma-buf missing, PCIe ACS/IOMMU redirecting peer traffic); a rerun with NCCL_NET_GDR_LEVEL=0 that works confirms it",
 	5:  "the work request was flushed: the queue pair had already failed, so look for the first, different error",
 	9:  "the remote side rejected the request",
 	10: "a remote access error: the peer's memory registration does not allow the access (GPUDirect RDMA on the other host)",
@@ -463,6 +489,9 @@ func explainCompletion(lines []LineRef, s *Summary) string {
 		}
 		// "localGid fe80:..." is the RoCE GID in use; an fe80 address
 		// before "<port>" is only the peer's IPoIB socket address.
+		if st == 12 {
+			b.WriteString(gidDefault(s))
+		}
 		if st == 12 && (strings.Contains(l.Text, "localGid fe80:") || strings.Contains(l.Text, "remoteGid fe80:") || strings.Contains(l.Text, "remoteGids fe80:")) {
 			b.WriteString(" The GIDs shown are link-local (fe80::), which do not route between subnets: pick a routable RoCE v2 GID with NCCL_IB_GID_INDEX.")
 		}
@@ -547,7 +576,7 @@ func completionStatus(t string) (int, bool) {
 			return n, true
 		}
 	}
-	return numberAfter(t, "with error ", "completion with error ")
+	return numberAfter(t, "with error ", "completion with error ", "completion error ")
 }
 
 // numberAfter returns the number after the first of the keys found in t.

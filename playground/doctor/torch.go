@@ -8,6 +8,9 @@ import (
 // torchLine handles a line that is not an NCCL-formatted message: PyTorch's
 // ProcessGroupNCCL watchdog, heartbeat monitor and error messages.
 func (p *parser) torchLine(n int, raw string) {
+	if p.deferWrapped(n, raw) {
+		return
+	}
 	switch {
 	case strings.Contains(raw, "Watchdog caught collective operation timeout"):
 		if strings.Contains(raw, "terminated with exception") {
@@ -19,7 +22,12 @@ func (p *parser) torchLine(n int, raw string) {
 		strings.Contains(raw, "failure detected by watchdog") || strings.Contains(raw, "Some NCCL operations have failed or timed out"):
 		p.add(&p.s.TimeoutLines, n, raw)
 		p.workProgress(n, raw)
-	case strings.Contains(raw, "taking the entire process down"):
+	case strings.Contains(raw, "Received a dump signal due to a collective timeout from") || strings.Contains(raw, "Received a timeout signal from this local rank"):
+		// The heartbeat monitor's message (v2.6.0 ProcessGroupNCCL.cpp,
+		// getNCCLWatchdogTimeoutErrorMsg) on every rank once one timed out.
+		p.add(&p.s.TimeoutLines, n, raw)
+		p.workProgress(n, raw)
+	case strings.Contains(raw, "taking the entire process down") || strings.Contains(raw, "Terminating the process after attempting to dump debug info"):
 		p.add(&p.s.TearDown, n, raw)
 	case strings.Contains(raw, "watchdog thread terminated with exception"):
 		p.add(&p.s.WatchdogEx, n, raw)
@@ -40,7 +48,7 @@ func (p *parser) torchLine(n int, raw string) {
 		p.pgOptions(n, raw)
 	case strings.Contains(raw, "NCCL error") || strings.Contains(raw, "DistBackendError") || strings.Contains(raw, "ncclInternalError") ||
 		strings.Contains(raw, "ncclSystemError") || strings.Contains(raw, "ncclUnhandledCudaError") || strings.Contains(raw, "ncclRemoteError") ||
-		strings.Contains(raw, "ncclInvalidUsage"):
+		strings.Contains(raw, "ncclInvalidUsage") || ncclErrorClass(raw) > 0:
 		p.add(&p.s.NCCLErrors, n, raw)
 		if i := strings.Index(raw, "NCCL version "); i >= 0 {
 			f := strings.Fields(raw[i+len("NCCL version "):])
@@ -138,7 +146,7 @@ func (p *parser) workProgress(n int, raw string) {
 	if v, ok := int64After(raw, "at work sequence id: ", "at work: "); ok {
 		w.Failed = v
 	}
-	if v, ok := int64After(raw, "last enqueued NCCL work: ", "last enqueued work: "); ok {
+	if v, ok := int64After(raw, "last enqueued NCCL work: ", "last enqueued work: ", "Last enqueued NCCL work: "); ok {
 		w.Enqueued = v
 	}
 	if v, ok := int64After(raw, "last completed NCCL work: ", "last completed work: "); ok {
@@ -172,4 +180,68 @@ func int64After(s string, keys ...string) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// wrapState holds a watchdog line whose details a terminal or a paste
+// moved to the next line ("... Watchdog caught collective operation
+// timeout: " then "WorkNCCL(SeqNum=2070, ...) ran for ...", or "...
+// Exception (either an error or timeout) detected" then "by watchdog at
+// work: 2070, last enqueued ...").
+type wrapState struct {
+	n        int
+	raw      string
+	flushing bool
+}
+
+// wrapHeads are the endings of a broken watchdog line and the start of the
+// line that completes each.
+var wrapHeads = []struct{ end, next string }{
+	{"Watchdog caught collective operation timeout:", "WorkNCCL("},
+	{"Exception (either an error or timeout) detected", "by watchdog at work"},
+	{"failure detected", "by watchdog at work"},
+}
+
+// deferWrapped keeps a watchdog line that ends where its details should
+// start, to be read with the next line; it reports whether it kept it.
+func (p *parser) deferWrapped(n int, raw string) bool {
+	if p.wrap.flushing {
+		return false
+	}
+	t := strings.TrimRight(raw, " \t\r")
+	for _, h := range wrapHeads {
+		if strings.HasSuffix(t, h.end) {
+			p.wrap = wrapState{n: n, raw: t}
+			return true
+		}
+	}
+	return false
+}
+
+// joinWrapped reads a kept watchdog line together with line n when n
+// completes it, else reads the kept line alone; it reports whether line n
+// was consumed.
+func (p *parser) joinWrapped(n int, b []byte) bool {
+	next := strings.TrimSpace(string(b))
+	for _, h := range wrapHeads {
+		if strings.HasSuffix(p.wrap.raw, h.end) && strings.HasPrefix(next, h.next) {
+			w := p.wrap
+			p.wrap = wrapState{flushing: true}
+			p.torchLine(w.n, w.raw+" "+next)
+			p.wrap = wrapState{}
+			return true
+		}
+	}
+	p.flushWrapped()
+	return false
+}
+
+// flushWrapped reads a kept watchdog line on its own.
+func (p *parser) flushWrapped() {
+	if p.wrap.raw == "" {
+		return
+	}
+	w := p.wrap
+	p.wrap = wrapState{flushing: true}
+	p.torchLine(w.n, w.raw)
+	p.wrap = wrapState{}
 }

@@ -9,59 +9,111 @@ func embeddedCalibration() *Calibration {
 		Version:   1,
 		Formula:   "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw, without an NVSwitch times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message",
 		NCCLModel: "v2.30.7-1",
-		Objective: "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s), and its latency factor and ramp (scale and gamma) where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency 0.01-4, host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits",
+		Objective: "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (each dataset weighs the same in the bandwidth fit), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25: 25 GB/s per link against NCCL's 20-20.6; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits",
 		Classes: []ClassParams{
 			{
 				Class: "nvlink",
 				Efficiency: Param{
-					Value:  0.9708,
+					Value:  0.9626,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-nvlink-bridge-nv4",
 						"dgxa100-4gpu-nvswitch-nccl2.16",
+						"dgxh100-4gpu-nvswitch",
+						"h100-8gpu-nvswitch-8g-ishanbshah",
 						"oci-a100sxm40-8gpu-1node",
 						"snellius-h100-4gpu-nvlink",
+						"snellius-h100-4gpu-nvlink-allgather",
+						"snellius-h100-4gpu-nvlink-reducescatter",
+						"xxrjun-h100-4gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-allgather",
+						"xxrjun-h100-8gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-reducescatter",
 					},
-					Note: "fitted on 4 datasets from 3 sources",
+					Note: "fitted on 12 datasets from 5 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.197,
+					Value:  1.554,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
 						"snellius-h100-4gpu-nvlink",
+						"snellius-h100-4gpu-nvlink-allgather",
+						"snellius-h100-4gpu-nvlink-reducescatter",
 					},
-					Note: "fitted on 2 datasets from 2 sources",
+					Note: "fitted on 4 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  1.619e+06,
+					Value:  1.338e+06,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
 						"snellius-h100-4gpu-nvlink",
+						"snellius-h100-4gpu-nvlink-allgather",
+						"snellius-h100-4gpu-nvlink-reducescatter",
+						"xxrjun-h100-4gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-allgather",
+						"xxrjun-h100-8gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-reducescatter",
 					},
-					Note: "fitted on 2 datasets from 2 sources",
+					Note: "fitted on 8 datasets from 3 sources",
 				},
 				RampGamma: Param{
-					Value:  0.9644,
+					Value:  0.9218,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
 						"snellius-h100-4gpu-nvlink",
+						"snellius-h100-4gpu-nvlink-allgather",
+						"snellius-h100-4gpu-nvlink-reducescatter",
+						"xxrjun-h100-4gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-allgather",
+						"xxrjun-h100-8gpu-nvswitch-allreduce",
+						"xxrjun-h100-8gpu-nvswitch-reducescatter",
 					},
-					Note: "fitted on 2 datasets from 2 sources",
+					Note: "fitted on 8 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 4.981, MaxPct: 109.9, OverPct: 106.9, UnderPct: 5.044, Datasets: 5, Sources: 4, Points: 32, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 3.71, MaxPct: 105.2, OverPct: 23.66, UnderPct: 14.86, Datasets: 13, Sources: 6, Points: 93, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "pcie",
 				Efficiency: Param{
-					Value:  1.04,
+					Value:  1.0,
+					Source: "bound",
+					Datasets: []string{
+						"tinygrad-4x4090-p2p-7773x",
+					},
+					Note: "plateau rows from one dataset only (tinygrad-4x4090-p2p-7773x), fewer than the 2 independent sources that identify it: the physical bound (efficiency 1) is used",
+				},
+				LatencyFactor: Param{
+					Value:    1.0,
+					Source:   "bound",
+					Datasets: []string{},
+					Note:     "no small-message rows of this class: NCCL's own latency (factor 1)",
+				},
+				RampBytesPerRank: Param{
+					Value:    1024.0,
+					Source:   "bound",
+					Datasets: []string{},
+					Note:     "no mid-size rows of this class: no ramp beyond NCCL's latency (the scale at its lower bound)",
+				},
+				RampGamma: Param{
+					Value:    1.0,
+					Source:   "bound",
+					Datasets: []string{},
+					Note:     "no mid-size rows of this class: no ramp beyond NCCL's latency (linear)",
+				},
+				Band: Band{MedianPct: 7.167, MaxPct: 7.573, UnderPct: 7.532, Datasets: 1, Sources: 1, Points: 3, MinBytes: 1048576, OutOfSample: true},
+			},
+			{
+				Class: "pcie-xsocket",
+				Efficiency: Param{
+					Value:  0.8405,
 					Source: "fitted",
 					Datasets: []string{
+						"a100pcie-2gpu-2socket-p2p-sys",
 						"rtx4090-8gpu-2socket-nps4-p2p",
 						"rtx5090-8gpu-p2p-2socket",
-						"tinygrad-4x4090-p2p-7773x",
 					},
 					Note: "fitted on 3 datasets from 3 sources",
 				},
@@ -75,29 +127,31 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources; at the lower bound 0.25 of its range",
 				},
 				RampBytesPerRank: Param{
-					Value:  443400.0,
+					Value:  355700.0,
 					Source: "fitted",
 					Datasets: []string{
+						"a100pcie-2gpu-2socket-p2p-sys",
 						"rtx4090-8gpu-2socket-nps4-p2p",
 						"rtx5090-8gpu-p2p-2socket",
 					},
-					Note: "fitted on 2 datasets from 2 sources",
+					Note: "fitted on 3 datasets from 3 sources",
 				},
 				RampGamma: Param{
 					Value:  1.0,
 					Source: "fitted",
 					Datasets: []string{
+						"a100pcie-2gpu-2socket-p2p-sys",
 						"rtx4090-8gpu-2socket-nps4-p2p",
 						"rtx5090-8gpu-p2p-2socket",
 					},
-					Note: "fitted on 2 datasets from 2 sources; at the upper bound 1 of its range",
+					Note: "fitted on 3 datasets from 3 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 21.92, MaxPct: 40.18, OverPct: 36.32, UnderPct: 35.86, Datasets: 3, Sources: 3, Points: 19, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 45.88, MaxPct: 201.7, OverPct: 48.76, UnderPct: 25.31, Datasets: 3, Sources: 3, Points: 119, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-rdma",
 				Efficiency: Param{
-					Value:  1.054,
+					Value:  1.0,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
@@ -106,18 +160,22 @@ func embeddedCalibration() *Calibration {
 						"oci-h200-2node-16gpu-roce",
 						"oke-a100-2node-16gpu-rdma",
 						"snellius-h100-2node-8gpu-ib",
+						"snellius-h100-2node-8gpu-ib-allgather",
+						"snellius-h100-2node-8gpu-ib-reducescatter",
 					},
-					Note: "fitted on 6 datasets from 5 sources",
+					Note: "fitted on 8 datasets from 5 sources; at the upper bound 1 of its range",
 				},
 				LatencyFactor: Param{
-					Value:  1.262,
+					Value:  1.182,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
 						"oke-a100-2node-16gpu-rdma",
 						"snellius-h100-2node-8gpu-ib",
+						"snellius-h100-2node-8gpu-ib-allgather",
+						"snellius-h100-2node-8gpu-ib-reducescatter",
 					},
-					Note: "fitted on 3 datasets from 3 sources",
+					Note: "fitted on 5 datasets from 3 sources",
 				},
 				RampBytesPerRank: Param{
 					Value:  1024.0,
@@ -126,33 +184,38 @@ func embeddedCalibration() *Calibration {
 						"h100-2node-16gpu-ib-xe9680",
 						"oke-a100-2node-16gpu-rdma",
 						"snellius-h100-2node-8gpu-ib",
+						"snellius-h100-2node-8gpu-ib-allgather",
+						"snellius-h100-2node-8gpu-ib-reducescatter",
 					},
-					Note: "fitted on 3 datasets from 3 sources; at the lower bound 1024 of its range",
+					Note: "fitted on 5 datasets from 3 sources; at the lower bound 1024 of its range",
 				},
 				RampGamma: Param{
-					Value:  0.6627,
+					Value:  0.7098,
 					Source: "fitted",
 					Datasets: []string{
 						"h100-2node-16gpu-ib-xe9680",
 						"oke-a100-2node-16gpu-rdma",
 						"snellius-h100-2node-8gpu-ib",
+						"snellius-h100-2node-8gpu-ib-allgather",
+						"snellius-h100-2node-8gpu-ib-reducescatter",
 					},
-					Note: "fitted on 3 datasets from 3 sources",
+					Note: "fitted on 5 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 15.48, MaxPct: 588.5, OverPct: 70.87, UnderPct: 15.7, Datasets: 10, Sources: 7, Points: 110, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 14.11, MaxPct: 562.5, OverPct: 61.73, UnderPct: 26.44, Datasets: 16, Sources: 10, Points: 165, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-host",
 				Efficiency: Param{
-					Value:  0.5426,
+					Value:  0.4678,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-2node-hdr-gdr-sys",
 						"a100pcie-2node-hdr-nogdr-nps4",
 						"a100pcie-2node-hdr-phb-gdr-sys",
 						"a100pcie-2node-hdr-phb-nogdr",
+						"moc-h100-2node-1gpu-roce-nogdr",
 					},
-					Note: "fitted on 4 datasets from 2 sources",
+					Note: "fitted on 5 datasets from 3 sources",
 				},
 				LatencyFactor: Param{
 					Value:  1.0,
@@ -164,7 +227,7 @@ func embeddedCalibration() *Calibration {
 					Note: "small-message rows from 1 independent source(s) only, fewer than the 2 that identify it: NCCL's own latency (factor 1)",
 				},
 				RampBytesPerRank: Param{
-					Value:  877200.0,
+					Value:  531900.0,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-2node-hdr-gdr-sys",
@@ -185,12 +248,12 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 4 datasets from 2 sources; at the lower bound 0.5 of its range",
 				},
-				Band: Band{MedianPct: 28.64, MaxPct: 1961.0, OverPct: 102.4, UnderPct: 28.97, Datasets: 6, Sources: 4, Points: 255, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 30.0, MaxPct: 1349.0, OverPct: 95.96, UnderPct: 30.49, Datasets: 7, Sources: 5, Points: 268, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-tcp",
 				Efficiency: Param{
-					Value:  0.6829,
+					Value:  0.6784,
 					Source: "fitted",
 					Datasets: []string{
 						"aws-g5-a10g-2node-socket",
@@ -199,7 +262,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources",
 				},
 				LatencyFactor: Param{
-					Value:  5.127,
+					Value:  5.074,
 					Source: "fitted",
 					Datasets: []string{
 						"aws-g5-a10g-2node-socket",
@@ -208,7 +271,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  180700.0,
+					Value:  172700.0,
 					Source: "fitted",
 					Datasets: []string{
 						"aws-g5-a10g-2node-socket",
@@ -217,7 +280,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 2 datasets from 2 sources",
 				},
 				RampGamma: Param{
-					Value:  0.9746,
+					Value:  0.9824,
 					Source: "fitted",
 					Datasets: []string{
 						"aws-g5-a10g-2node-socket",
@@ -225,7 +288,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 2 datasets from 2 sources",
 				},
-				Band: Band{MedianPct: 42.02, MaxPct: 232.8, OverPct: 216.9, UnderPct: 58.03, Datasets: 2, Sources: 2, Points: 22, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 63.13, MaxPct: 452.5, OverPct: 365.2, UnderPct: 13.66, Datasets: 2, Sources: 2, Points: 22, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "shm",
@@ -236,21 +299,23 @@ func embeddedCalibration() *Calibration {
 					Note:     "SHM has no efficiency of its own: an SHM hop sustains min(pcie efficiency x the narrower GPU PCIe link, host_staging_GBps)",
 				},
 				HostStagingGBps: &Param{
-					Value:  3.777,
+					Value:  3.642,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-node-p2pdisabled",
 						"autodl-2080ti-2gpu-shm-allgather",
 						"autodl-2080ti-2gpu-shm-allreduce",
 						"dgxa100-4gpu-p2pdisabled",
+						"dgxh100-4gpu-p2pdisabled",
 						"kalavai-4090-2gpu-docker",
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
+						"kalavai-4090-4gpu-k8s",
 					},
-					Note: "fitted on 7 datasets from 3 sources",
+					Note: "fitted on 9 datasets from 3 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.065,
+					Value:  0.9525,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -258,11 +323,12 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-2gpu-docker",
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
+						"kalavai-4090-4gpu-k8s",
 					},
-					Note: "fitted on 5 datasets from 2 sources",
+					Note: "fitted on 6 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  17540.0,
+					Value:  23920.0,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -270,8 +336,9 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-2gpu-docker",
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
+						"kalavai-4090-4gpu-k8s",
 					},
-					Note: "fitted on 5 datasets from 2 sources",
+					Note: "fitted on 6 datasets from 2 sources",
 				},
 				RampGamma: Param{
 					Value:  1.0,
@@ -282,15 +349,16 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-2gpu-docker",
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
+						"kalavai-4090-4gpu-k8s",
 					},
-					Note: "fitted on 5 datasets from 2 sources; at the upper bound 1 of its range",
+					Note: "fitted on 6 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 17.37, MaxPct: 94.51, OverPct: 90.67, UnderPct: 32.56, Datasets: 7, Sources: 3, Points: 66, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 42.38, MaxPct: 102.3, OverPct: 97.18, UnderPct: 42.38, Datasets: 9, Sources: 3, Points: 82, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "shm-xsocket",
 				Efficiency: Param{
-					Value:  0.1221,
+					Value:  0.09709,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-4gpu-xsocket-p2pdisabled",
@@ -313,7 +381,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources; at the lower bound 0.25 of its range",
 				},
 				RampBytesPerRank: Param{
-					Value:  38170.0,
+					Value:  27410.0,
 					Source: "fitted",
 					Datasets: []string{
 						"rtx4090-2gpu-shm-xsocket-allgather",
@@ -324,7 +392,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources",
 				},
 				RampGamma: Param{
-					Value:  0.9821,
+					Value:  1.0,
 					Source: "fitted",
 					Datasets: []string{
 						"rtx4090-2gpu-shm-xsocket-allgather",
@@ -332,12 +400,22 @@ func embeddedCalibration() *Calibration {
 						"rtx4090-2gpu-shm-xsocket-reducescatter",
 						"rtx4090-8gpu-2socket-nps4-shm",
 					},
-					Note: "fitted on 4 datasets from 2 sources",
+					Note: "fitted on 4 datasets from 2 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 80.25, MaxPct: 209.2, OverPct: 158.0, UnderPct: 89.81, Datasets: 5, Sources: 3, Points: 36, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 158.0, MaxPct: 366.3, OverPct: 292.6, UnderPct: 90.33, Datasets: 5, Sources: 3, Points: 36, MinBytes: 1048576, OutOfSample: true},
 			},
 		},
 		Datasets: []DatasetUse{
+			{
+				ID:     "a100pcie-2gpu-2socket-p2p-sys",
+				Source: "github.com/thomaslie210",
+				Class:  "pcie-xsocket",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
+				},
+			},
 			{
 				ID:     "a100pcie-2node-hdr-gdr-sys",
 				Source: "author:gim4moon",
@@ -470,6 +548,24 @@ func embeddedCalibration() *Calibration {
 				},
 			},
 			{
+				ID:     "dgxh100-4gpu-nvswitch",
+				Source: "github.com/eugenesiow",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+				},
+			},
+			{
+				ID:     "dgxh100-4gpu-p2pdisabled",
+				Source: "github.com/eugenesiow",
+				Class:  "shm",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+				},
+			},
+			{
 				ID:     "gcp-a3mega-h100-2node-16gpu",
 				Source: "github.com/lessizzmore",
 				Class:  "net-tcp",
@@ -502,6 +598,34 @@ func embeddedCalibration() *Calibration {
 				},
 			},
 			{
+				ID:     "h100-2node-1gpu-ib-4nic-tree-prohuper",
+				Source: "author:prohuper",
+				Class:  "net-rdma",
+				Reason: "The table stops at 32 MiB, below the plateau the author describes (about 50 GB/s), and the fabric (InfiniBand or RoCE; NCCL_IB_GID_INDEX=3 suggests RoCE) and NIC placement of mlx5_1/4/5 are inferred; validated only.",
+				Constrains: []string{
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "h100-2node-8gpu-ib-4nic-prohuper",
+				Source: "author:prohuper",
+				Class:  "net-rdma",
+				Reason: "The algorithm is not visible in the copy (the title speaks of ring allreduce, but no NCCL_ALGO line survives), nor the NIC type (InfiniBand assumed) and NCCL version; a run whose algorithm is a guess cannot calibrate, so it is validated only.",
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "h100-2node-8gpu-ib-ring-kolyoz",
+				Source: "author:ismailguzel",
+				Class:  "net-rdma",
+				Reason: "The NICs are not published: their count and speed (four of about 200 Gb/s per host) are read from a maintainer's remark, and InfiniBand is assumed. A run whose NIC line rate is inferred from its own result cannot calibrate the network efficiency, so it is validated only.",
+				Constrains: []string{
+					"efficiency",
+				},
+			},
+			{
 				ID:     "h100-4node-32gpu-ib-vm-xe9680",
 				Source: "author:qoofyk",
 				Class:  "net-rdma",
@@ -510,6 +634,15 @@ func embeddedCalibration() *Calibration {
 					"efficiency",
 					"latency_factor",
 					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "h100-8gpu-nvswitch-8g-ishanbshah",
+				Source: "author:ishanbshah",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
 				},
 			},
 			{
@@ -529,6 +662,16 @@ func embeddedCalibration() *Calibration {
 				Reason: "The NVLink link count is not published. The topology assumes the usual three bridges (NV12, 247 GB/s in NCCL's model); at that count both NCCL's model and the estimate predict about twice the measured 116 GB/s, which would instead fit about six links. A run whose link count is unknown cannot calibrate the NVLink efficiency.",
 				Constrains: []string{
 					"efficiency",
+				},
+			},
+			{
+				ID:     "h20-2node-16gpu-nvls-vickkylu",
+				Source: "author:vickkylu",
+				Class:  "net-rdma",
+				Reason: "The network is not described (NIC count, speed and fabric are assumed: eight 400 Gb/s InfiniBand NICs per host), and the GPU is an H20 modelled as an H100; the run is validated only.",
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
 				},
 			},
 			{
@@ -565,6 +708,17 @@ func embeddedCalibration() *Calibration {
 				},
 			},
 			{
+				ID:     "kalavai-4090-4gpu-k8s",
+				Source: "github.com/kalavai-net",
+				Class:  "shm",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
 				ID:     "kestrel-h100-16node-64gpu-slingshot",
 				Source: "github.com/oahull0112",
 				Class:  "net-host",
@@ -584,6 +738,15 @@ func embeddedCalibration() *Calibration {
 					"efficiency",
 					"latency_factor",
 					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "moc-h100-2node-1gpu-roce-nogdr",
+				Source: "github.com/cci-moc",
+				Class:  "net-host",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
 				},
 			},
 			{
@@ -671,7 +834,7 @@ func embeddedCalibration() *Calibration {
 			{
 				ID:     "rtx4090-8gpu-2socket-nps4-p2p",
 				Source: "blog.chlc.cc/p/rtx4090-gpudirect-p2p-unlocked",
-				Class:  "pcie",
+				Class:  "pcie-xsocket",
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
@@ -693,7 +856,7 @@ func embeddedCalibration() *Calibration {
 			{
 				ID:     "rtx5090-8gpu-p2p-2socket",
 				Source: "github.com/aikitoria",
-				Class:  "pcie",
+				Class:  "pcie-xsocket",
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
@@ -703,6 +866,28 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "snellius-h100-2node-8gpu-ib",
+				Source: "github.com/odissei-benchmarks",
+				Class:  "net-rdma",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "snellius-h100-2node-8gpu-ib-allgather",
+				Source: "github.com/odissei-benchmarks",
+				Class:  "net-rdma",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "snellius-h100-2node-8gpu-ib-reducescatter",
 				Source: "github.com/odissei-benchmarks",
 				Class:  "net-rdma",
 				Fitted: true,
@@ -724,12 +909,74 @@ func embeddedCalibration() *Calibration {
 				},
 			},
 			{
+				ID:     "snellius-h100-4gpu-nvlink-allgather",
+				Source: "github.com/odissei-benchmarks",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "snellius-h100-4gpu-nvlink-reducescatter",
+				Source: "github.com/odissei-benchmarks",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
 				ID:     "tinygrad-4x4090-p2p-7773x",
 				Source: "github.com/tinygrad/open-gpu-kernel-modules/issues/36",
 				Class:  "pcie",
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
+				},
+			},
+			{
+				ID:     "xxrjun-h100-4gpu-nvswitch-allreduce",
+				Source: "github.com/xxrjun",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "xxrjun-h100-8gpu-nvswitch-allgather",
+				Source: "github.com/xxrjun",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "xxrjun-h100-8gpu-nvswitch-allreduce",
+				Source: "github.com/xxrjun",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "xxrjun-h100-8gpu-nvswitch-reducescatter",
+				Source: "github.com/xxrjun",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
 				},
 			},
 		},

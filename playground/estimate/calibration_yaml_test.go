@@ -85,3 +85,14 @@ func FuzzParseCalibration(f *testing.F) {
 		}
 	})
 }
+
+// TestParseCalibrationSizeCap: input one byte over MaxCalibrationBytes is
+// refused by its length, before the YAML decoder sees it (a comment-only
+// file would otherwise decode to an empty calibration and fail later, with
+// a message about its content rather than its size).
+func TestParseCalibrationSizeCap(t *testing.T) {
+	_, err := ParseCalibration(bytes.Repeat([]byte("#"), MaxCalibrationBytes+1))
+	if err == nil || !strings.Contains(err.Error(), "more than the limit") {
+		t.Errorf("over the cap: %v", err)
+	}
+}

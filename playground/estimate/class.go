@@ -20,18 +20,19 @@ func (c Class) String() string { return string(c) }
 
 // Path classes, from the fastest kind of hop to the slowest.
 const (
-	ClassNVLink     Class = "nvlink"      // CUDA P2P over NVLink, through NVSwitches or a bridge
-	ClassPCIe       Class = "pcie"        // CUDA P2P over PCIe
-	ClassNetRDMA    Class = "net-rdma"    // the network through RDMA verbs: InfiniBand or RoCE
-	ClassNetHost    Class = "net-host"    // RDMA verbs with the GPU-NIC traffic through a CPU: no GPUDirect RDMA, or GPUDirect RDMA across a host bridge or the sockets
-	ClassNetTCP     Class = "net-tcp"     // the network through sockets (TCP, GPUDirect-TCPX/TCPXO)
-	ClassSHM        Class = "shm"         // staging through host memory within one CPU socket
-	ClassSHMXSocket Class = "shm-xsocket" // staging through host memory across CPU sockets
+	ClassNVLink      Class = "nvlink"       // CUDA P2P over NVLink, through NVSwitches or a bridge
+	ClassPCIe        Class = "pcie"         // CUDA P2P over PCIe within one CPU socket
+	ClassPCIeXSocket Class = "pcie-xsocket" // CUDA P2P over PCIe across CPU sockets (path SYS)
+	ClassNetRDMA     Class = "net-rdma"     // the network through RDMA verbs: InfiniBand or RoCE
+	ClassNetHost     Class = "net-host"     // RDMA verbs with the GPU-NIC traffic through a CPU: no GPUDirect RDMA, or GPUDirect RDMA across a host bridge or the sockets
+	ClassNetTCP      Class = "net-tcp"      // the network through sockets (TCP, GPUDirect-TCPX/TCPXO)
+	ClassSHM         Class = "shm"          // staging through host memory within one CPU socket
+	ClassSHMXSocket  Class = "shm-xsocket"  // staging through host memory across CPU sockets
 )
 
 // Classes lists every class in the order above.
 func Classes() []Class {
-	return []Class{ClassNVLink, ClassPCIe, ClassNetRDMA, ClassNetHost, ClassNetTCP, ClassSHM, ClassSHMXSocket}
+	return []Class{ClassNVLink, ClassPCIe, ClassPCIeXSocket, ClassNetRDMA, ClassNetHost, ClassNetTCP, ClassSHM, ClassSHMXSocket}
 }
 
 // slowness orders the classes for picking the bottleneck of a graph whose
@@ -52,6 +53,8 @@ func (c Class) Describe() string {
 		return "NVLink / NVSwitch P2P"
 	case ClassPCIe:
 		return "PCIe P2P"
+	case ClassPCIeXSocket:
+		return "PCIe P2P across sockets"
 	case ClassNetRDMA:
 		return "network, RDMA (InfiniBand/RoCE)"
 	case ClassNetHost:
@@ -290,6 +293,9 @@ func pairClass(p topo.GPUPair, fabric Fabric) Class {
 	case topo.TransportP2P:
 		if p.Via == "NVLink" {
 			return ClassNVLink
+		}
+		if p.Type >= topo.PathSYS {
+			return ClassPCIeXSocket
 		}
 		return ClassPCIe
 	case topo.TransportSHM:

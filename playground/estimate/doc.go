@@ -8,8 +8,9 @@
 //     it is not a measurement.
 //   - calibrated: the time of that same algorithm/protocol with latency and
 //     bandwidth corrected per path class, the class being the slowest kind
-//     of hop the algorithm's graph uses (NVLink/NVSwitch, PCIe P2P, SHM
-//     within a socket, SHM across sockets, RDMA network, TCP network).
+//     of hop the algorithm's graph uses (NVLink/NVSwitch, PCIe P2P within
+//     a socket, PCIe P2P across sockets, SHM within a socket, SHM across
+//     sockets, RDMA network, RDMA through the host, TCP network).
 //
 // The calibrated time of the chosen cell (algorithm a, protocol p) for a
 // message of S bytes (nccl-tests' size) on n ranks is
@@ -17,7 +18,9 @@
 //	Sbus = S × busfactor(collective, n)                  (nccl-tests' bus bytes)
 //	t    = λ·L(a,p) + Sbus / P / (1 − exp(−(Sbus / (ρ·n_a·k_p))^γ))
 //
-// where L is the model's latency of the cell, λ scales it (the
+// where L is the model's latency of the cell for large messages (NCCL's
+// latency × latCount, with the ×1.4 of a multi-node ring Simple AllReduce,
+// tune.LatencyTime), λ scales it (the
 // small-message floor), ρ·n_a·k_p is the bus size over which the bandwidth
 // ramps up to the plateau P and γ sets how gradual the ramp is. λ, ρ and
 // γ describe the software and the platform's per-step costs rather than a
@@ -29,6 +32,11 @@
 // n pieces that each cross the pipeline in buffer-sized chunks); Tree,
 // NVLS, NVLSTree and CollNet stream the whole message in buffer-sized
 // chunks, so n_a = 1 (RampRanks).
+//
+// The bandwidth parameter of a class is fitted on its plateau rows (64
+// MiB and up) alone, and λ, ρ and γ then on every row with it held: a
+// class that may not fit a ramp must not fold its small-message rows into
+// its bandwidth, or systems of another shape inherit the distortion.
 //
 // The plateau P is where the hardware enters. NCCL decides the algorithm,
 // the protocol and the channels; its model then gives the cell a bus
@@ -55,8 +63,17 @@
 //     search assigned);
 //   - SHM across sockets: also η_xsocket × NCCL's inter-socket bandwidth
 //     (ncclTopoGetInterCpuBw);
-//   - PCIe P2P across sockets (P2P forced with NCCL_P2P_LEVEL=SYS): η_pcie
-//     × the GPUs' own links, not NCCL's inter-socket constant.
+//   - PCIe P2P across sockets (path SYS, P2P forced with
+//     NCCL_P2P_LEVEL=SYS; class pcie-xsocket): η_pcie-xsocket × the GPUs'
+//     own links, not NCCL's inter-socket constant: the writes cross the
+//     inter-socket link, whose cost is the platform's, so it has its own
+//     efficiency (a switch box and an NPS4 host differ by 1.08 to 0.86 of
+//     the link).
+//
+// No efficiency exceeds the raw rate of its link over the figure NCCL
+// gives it: 1 on the network (NCCL's network bandwidth is the NIC line
+// rate), 1.313 on PCIe (128/130 encoding against NCCL's 1.5 GB/s per Gen4
+// lane), 1.25 on NVLink (25 GB/s per link against NCCL's 20-20.6).
 //
 // η_pcie is shared by PCIe P2P and SHM. On several nodes, and for NVLS,
 // P = η × B(a,p): NCCL's network bandwidth is the NIC line rate of the
@@ -64,8 +81,11 @@
 // GPUDirect RDMA on a path below the host bridge (net-rdma), RDMA whose
 // GPU-NIC traffic goes through a CPU (no GPUDirect RDMA, so staged in host
 // memory, or GPUDirect RDMA across a host bridge or the sockets:
-// net-host), and sockets (net-tcp). A parameter no dataset constrains falls back to its physical
-// bound (η = 1, H unbounded). A message is never predicted to be faster
+// net-host), and sockets (net-tcp). A bandwidth parameter whose plateau
+// fewer than two independent sources show (MinShapeSources, as for λ and
+// the ramp) falls back to its physical bound (η = 1, H unbounded) rather
+// than to a factor one machine set; with every parameter at its bound a
+// multi-node estimate is NCCL's own model. A message is never predicted to be faster
 // than a smaller one: where NCCL's protocol switch would make the
 // calibrated curve drop, the time is held at the largest time of any
 // smaller message and the result says so.

@@ -665,14 +665,15 @@ func TestSupportNamesSources(t *testing.T) {
 // TestCrossSocketP2PHop: a PCIe P2P hop across the sockets (P2P forced
 // with NCCL_P2P_LEVEL=SYS) is bounded by the GPUs' own PCIe links, not by
 // NCCL's inter-socket constant (16 GB/s for AMD): the ring of eight RTX
-// 5090 on two Turin sockets crosses the sockets, and its calibrated
-// plateau is the pcie efficiency × the Gen5 x16 link NCCL reads (48 GB/s,
+// 5090 on two Turin sockets crosses the sockets (class pcie-xsocket), and
+// its calibrated plateau is the pcie-xsocket efficiency × the Gen5 x16
+// link NCCL reads (48 GB/s,
 // scaled by the cell's share of the graph bandwidth), far above 16 GB/s.
 func TestCrossSocketP2PHop(t *testing.T) {
 	s := system(t, "rtx5090-8x-2socket-p2p", 1, map[string]string{"NCCL_P2P_LEVEL": "SYS"}, FabricAuto)
 	rt := s.Routing()
-	if rt.Algo[tune.Ring] != ClassPCIe {
-		t.Fatalf("ring class %s, want pcie", rt.Algo[tune.Ring])
+	if rt.Algo[tune.Ring] != ClassPCIeXSocket {
+		t.Fatalf("ring class %s, want pcie-xsocket", rt.Algo[tune.Ring])
 	}
 	cross := false
 	for _, h := range rt.Hops[tune.Ring] {
@@ -758,15 +759,7 @@ func TestDirectNVLinkHops(t *testing.T) {
 // fit them. The efficiency is fitted either way.
 func TestShapeNeedsTwoSources(t *testing.T) {
 	sets, build, _ := fixtures(t)
-	var base *Dataset
-	for _, d := range sets {
-		if d.ID == "oke-a100-2node-16gpu-rdma" {
-			base = d
-		}
-	}
-	if base == nil {
-		t.Fatal("dataset oke-a100-2node-16gpu-rdma missing")
-	}
+	base := datasetByID(t, sets, "oke-a100-2node-16gpu-rdma")
 	copyAs := func(id, author string) *Dataset {
 		d := *base
 		d.ID, d.Source.Author = id, author
@@ -789,7 +782,190 @@ func TestShapeNeedsTwoSources(t *testing.T) {
 	if p2.LatencyFactor.Source != "fitted" || p2.RampBytesPerRank.Source != "fitted" {
 		t.Errorf("two sources: latency %+v, ramp %+v; want both fitted", p2.LatencyFactor, p2.RampBytesPerRank)
 	}
-	if p1.Efficiency.Source != "fitted" || p2.Efficiency.Source != "fitted" {
-		t.Errorf("efficiency sources %s, %s; want fitted", p1.Efficiency.Source, p2.Efficiency.Source)
+	if p1.Efficiency.Source != "bound" || p1.Efficiency.Value != maxEffNet || p2.Efficiency.Source != "fitted" {
+		t.Errorf("efficiency %+v with one source, %+v with two; want the physical bound %v, then fitted", p1.Efficiency, p2.Efficiency, maxEffNet)
+	}
+	if got := supportText(p1, one.sourcesOf(p1.Efficiency.Datasets)); !strings.Contains(got, "the physical bound is used") {
+		t.Errorf("one source: support %q does not say the physical bound is used", got)
+	}
+}
+
+// TestEfficiencyFromPlateau: the bandwidth parameter is identified by the
+// plateau rows (>= PlateauMinBytes) alone. A run whose smaller messages are
+// three times slower has the same plateau, so the class keeps the same
+// efficiency (two sources of the same rows, so that it is fitted): the
+// slow small rows go into the latency factor and the ramp, not into the
+// bandwidth, which would carry them over to systems of another shape.
+func TestEfficiencyFromPlateau(t *testing.T) {
+	sets, build, _ := fixtures(t)
+	base := datasetByID(t, sets, "oke-a100-2node-16gpu-rdma")
+	slow := *base
+	slow.Rows = append([]Row(nil), base.Rows...)
+	changed := 0
+	for i := range slow.Rows {
+		if slow.Rows[i].Bytes < PlateauMinBytes {
+			slow.Rows[i].TimeUs *= 3
+			changed++
+		}
+	}
+	if changed == 0 || changed == len(slow.Rows) {
+		t.Fatalf("%d of %d rows below the plateau: the test needs both kinds", changed, len(slow.Rows))
+	}
+	ctx := context.Background()
+	two := func(d *Dataset) []*Dataset {
+		x, y := *d, *d
+		x.ID, x.Source.Author, y.ID, y.Source.Author = "x", "one", "y", "two"
+		return []*Dataset{&x, &y}
+	}
+	a, err := Fit(ctx, two(base), build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Fit(ctx, two(&slow), build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, _ := a.For(ClassNetRDMA)
+	pb, _ := b.For(ClassNetRDMA)
+	if pa.Efficiency.Source != "fitted" || pa.RampBytesPerRank.Source != "fitted" {
+		t.Fatalf("efficiency %+v, ramp %+v: want both fitted", pa.Efficiency, pa.RampBytesPerRank)
+	}
+	if math.Abs(pa.Efficiency.Value-pb.Efficiency.Value) > 1e-3*pa.Efficiency.Value {
+		t.Errorf("efficiency %v with the published rows, %v with the small rows three times slower: want equal", pa.Efficiency.Value, pb.Efficiency.Value)
+	}
+}
+
+// datasetByID returns the dataset id of sets, failing the test without it.
+func datasetByID(t *testing.T, sets []*Dataset, id string) *Dataset {
+	t.Helper()
+	for _, d := range sets {
+		if d.ID == id {
+			return d
+		}
+	}
+	t.Fatalf("dataset %s missing", id)
+	return nil
+}
+
+// TestEfficiencyCappedAtLineRate: a network efficiency never exceeds 1,
+// NCCL's network bandwidth being the NIC line rate. A run made twice as
+// fast as published (busbw far above what its NICs carry) fits the
+// efficiency at that bound and says so, and the PCIe bound is the raw
+// Gen4 x16 rate over NCCL's 24 GB/s (31.5 / 24).
+func TestEfficiencyCappedAtLineRate(t *testing.T) {
+	sets, build, _ := fixtures(t)
+	fast := *datasetByID(t, sets, "oke-a100-2node-16gpu-rdma")
+	fast.Rows = append([]Row(nil), fast.Rows...)
+	for i := range fast.Rows {
+		fast.Rows[i].TimeUs /= 2
+	}
+	other := fast
+	other.ID, other.Source.Author = "other", "another author"
+	cal, err := Fit(context.Background(), []*Dataset{&fast, &other}, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := cal.For(ClassNetRDMA)
+	if p.Efficiency.Value != maxEffNet || !strings.Contains(p.Efficiency.Note, "upper bound") {
+		t.Errorf("efficiency %+v: want %v, noted as at its upper bound", p.Efficiency, maxEffNet)
+	}
+	if got, want := maxEffPCIe*24, 16*16.0*128/130/8; math.Abs(got-want) > 1e-9 {
+		t.Errorf("PCIe bound %v GB/s on a Gen4 x16 link, want %v", got, want)
+	}
+	def, err := DefaultCalibration()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range def.Classes {
+		if hi := effBoxFor(c.Class).hi; c.Efficiency.Value > hi {
+			t.Errorf("%s: efficiency %v above its bound %v", c.Class, c.Efficiency.Value, hi)
+		}
+	}
+}
+
+// TestNeutralIsNCCL: with every parameter of the network class at its
+// bound (efficiency 1, NCCL's latency, no ramp) the calibrated time of a
+// 2-node allreduce is NCCL's model time at every power-of-two size that is
+// not held, Tree rows included (their bandwidth carries NCCL's tree
+// correction factor) and ring Simple rows with NCCL's x1.4 latency: a class
+// that falls back to its bounds is predicted by NCCL's own model.
+func TestNeutralIsNCCL(t *testing.T) {
+	_, build, def := fixtures(t)
+	cal := *def
+	cal.Classes = append([]ClassParams(nil), def.Classes...)
+	for i := range cal.Classes {
+		cp := &cal.Classes[i]
+		if cp.Class == ClassNetRDMA {
+			cp.Efficiency.Value, cp.LatencyFactor.Value = 1, 1
+			cp.RampBytesPerRank.Value, cp.RampGamma.Value = baseRampBytes, baseRampGamma
+		}
+	}
+	res, err := build(context.Background(), SystemRef{Preset: "a100-sxm-8x", Nodes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSystem(res, FabricRDMA, &cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	algos := map[string]bool{}
+	compared := 0
+	for n := uint64(1 << 20); n <= 1<<33; n <<= 1 {
+		e, err := s.Estimate(tune.Request{Func: tune.AllReduce, NBytes: n, Datatype: tune.Float32})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Calibrated.Class != ClassNetRDMA {
+			t.Fatalf("%d bytes: class %s", n, e.Calibrated.Class)
+		}
+		if e.Calibrated.Held {
+			continue
+		}
+		compared++
+		algos[e.Model.Algo+"/"+e.Model.Proto] = true
+		if d := math.Abs(e.Calibrated.TimeUs-e.Model.TimeUs) / e.Model.TimeUs; d > 1e-3 {
+			t.Errorf("%d bytes %s/%s: calibrated %.3f us, NCCL's model %.3f us", n, e.Model.Algo, e.Model.Proto, e.Calibrated.TimeUs, e.Model.TimeUs)
+		}
+	}
+	if compared < 10 || !algos["Tree/LL128"] || !algos["Ring/Simple"] {
+		t.Errorf("compared %d sizes over %v: want Tree and Ring Simple rows", compared, algos)
+	}
+}
+
+// TestShapeWeighsSources: the latency factor and the ramp weigh every
+// independent source the same. A source that publishes the same run three
+// times moves them no more than once: fitting {A, B} and {A, A, A, B}
+// (A's copies under one author, B another author's run with its small
+// messages twice as slow) gives the same latency factor.
+func TestShapeWeighsSources(t *testing.T) {
+	sets, build, _ := fixtures(t)
+	base := datasetByID(t, sets, "oke-a100-2node-16gpu-rdma")
+	as := func(id, author string, slow float64) *Dataset {
+		d := *base
+		d.ID, d.Source.Author = id, author
+		d.Rows = append([]Row(nil), base.Rows...)
+		for i := range d.Rows {
+			if d.Rows[i].Bytes <= LatencyMaxBytes {
+				d.Rows[i].TimeUs *= slow
+			}
+		}
+		return &d
+	}
+	ctx := context.Background()
+	two, err := Fit(ctx, []*Dataset{as("a", "one", 1), as("b", "two", 2)}, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	four, err := Fit(ctx, []*Dataset{as("a", "one", 1), as("a2", "one", 1), as("a3", "one", 1), as("b", "two", 2)}, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, _ := two.For(ClassNetRDMA)
+	p4, _ := four.For(ClassNetRDMA)
+	if p2.LatencyFactor.Source != "fitted" {
+		t.Fatalf("latency factor %+v: want fitted", p2.LatencyFactor)
+	}
+	if d := math.Abs(p4.LatencyFactor.Value-p2.LatencyFactor.Value) / p2.LatencyFactor.Value; d > 2e-3 {
+		t.Errorf("latency factor %v from {A, B}, %v from {A, A, A, B}: want equal", p2.LatencyFactor.Value, p4.LatencyFactor.Value)
 	}
 }

@@ -145,19 +145,52 @@ func (s *System) cellOf(f tune.Func, a tune.Algorithm, p tune.Protocol, pipeOps 
 }
 
 // cellFor reads cell (a, p) of function f from NCCL's tables: the latency
-// is the model's time of an empty message (latency × latCount, before the
-// size-dependent corrections) and the bus bandwidth the model's algorithm
-// bandwidth times nccl-tests' bus factor (callers apply the routing's link
-// factor).
+// is the model's latency term for large messages (latency × latCount, with
+// the multi-node ring Simple AllReduce factor NCCL applies once a rank's
+// share of a channel reaches 64 bytes, tuning.cc ncclTopoGetAlgoTime: with
+// every parameter at its bound the calibrated latency is NCCL's) and the
+// bus bandwidth the model's algorithm bandwidth times nccl-tests' bus
+// factor (callers apply the routing's link factor).
 func cellFor(m *tune.Model, f tune.Func, a tune.Algorithm, p tune.Protocol, pipeOps int) cell {
 	return cell{a: a, p: p,
-		lat: float64(m.AlgoTime(f, a, p, 0, pipeOps)),
+		lat: float64(m.LatencyTime(f, a, p, math.MaxUint64, pipeOps)),
 		bus: float64(m.Bandwidths[f][a][p]) * BusBwFactor(f, m.Sys.NRanks)}
 }
 
 // terms are the calibrated parameters resolved for one cell.
 type terms struct {
 	lat, plateau, ramp, gamma float64
+}
+
+// bandwidthFactor is NCCL's size-dependent bandwidth factor of cell (a, p)
+// (tune.Model.BandwidthFactor: the tree correction, a step at each power
+// of two) interpolated log-linearly between the powers of two, so that
+// the calibrated time keeps growing with the size inside a segment (the
+// table changes by at most 4/3 per doubling, less than the size).
+func bandwidthFactor(m *tune.Model, f tune.Func, a tune.Algorithm, p tune.Protocol, n uint64) float64 {
+	if n < 64 {
+		return float64(m.BandwidthFactor(f, a, p, n))
+	}
+	l := math.Floor(math.Log2(float64(n) / 64))
+	lo := math.Ldexp(64, int(l))
+	klo := float64(m.BandwidthFactor(f, a, p, uint64(lo)))
+	if lo*2 > float64(math.MaxUint64)/2 {
+		return klo
+	}
+	khi := float64(m.BandwidthFactor(f, a, p, uint64(lo*2)))
+	x := math.Log2(float64(n) / lo)
+	return math.Exp((1-x)*math.Log(klo) + x*math.Log(khi))
+}
+
+// scaled returns t with the plateau times k: NCCL's own size-dependent
+// bandwidth factor of the cell (tune.Model.BandwidthFactor, the tree
+// correction), kept so that with every parameter at its bound the
+// estimate is NCCL's model.
+func (t terms) scaled(k float64) terms {
+	if k > 0 {
+		t.plateau *= k
+	}
+	return t
 }
 
 func (s *System) termsOf(c cell) (terms, Class, error) {
@@ -268,6 +301,7 @@ func (s *System) estimate(req tune.Request, cv *curve) (Estimate, error) {
 		return Estimate{}, fmt.Errorf("estimate: %w", err)
 	}
 	sbus := float64(req.NBytes) * bf
+	t = t.scaled(bandwidthFactor(m, req.Func, c.Algo, c.Proto, req.NBytes))
 	tc := calTime(t, sbus)
 	if i := cv.segment(req.NBytes); i >= 0 && cv.prefMax[i] > tc {
 		tc, cal.Held, cal.HeldFromBytes = cv.prefMax[i], true, cv.prefFrom[i]
@@ -330,6 +364,8 @@ func supportText(cp ClassParams, nsrc int) string {
 	switch {
 	case n == 0:
 		return "no measurement of this class: the physical bound with default efficiency, treat the calibrated value as a guess" + band
+	case bw.Source == "bound" || bw.Source == "default":
+		return fmt.Sprintf("one independent source (%d dataset(s): %s) has %s runs, fewer than the %d a fitted bandwidth needs: the physical bound is used, treat the calibrated value as a guess", n, strings.Join(bw.Datasets, ", "), cp.Class, MinShapeSources) + band
 	case nsrc <= 1:
 		return fmt.Sprintf("one independent source (%d dataset(s): %s) supports the %s bandwidth: unproven on other systems", n, strings.Join(bw.Datasets, ", "), cp.Class) + band
 	}
@@ -422,7 +458,7 @@ func (s *System) buildCurve(req tune.Request) (*curve, error) {
 		if err != nil {
 			return nil, fmt.Errorf("estimate: %w", err)
 		}
-		tEnd := calTime(t, float64(end)*bf)
+		tEnd := calTime(t.scaled(bandwidthFactor(m, req.Func, picks[i-1].a, picks[i-1].p, end)), float64(end)*bf)
 		pm, pf := cv.prefMax[i-1], cv.prefFrom[i-1]
 		if tEnd > pm {
 			pm, pf = tEnd, end

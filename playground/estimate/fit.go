@@ -109,6 +109,7 @@ type prepared struct {
 type pseg struct {
 	c   cell
 	end uint64 // last size of the segment (MaxUint64 for the last)
+	bwf float64
 }
 
 type prow struct {
@@ -120,6 +121,9 @@ type prow struct {
 	model  float64 // NCCL's model time (µs)
 	mAlgo  tune.Algorithm
 	mProto tune.Protocol
+	// bwf is NCCL's size-dependent bandwidth factor of the cell at this
+	// size (bandwidthFactor).
+	bwf float64
 }
 
 func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) {
@@ -155,7 +159,7 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 			end = starts[i+1] - 1
 		}
 		c := cellFor(m, f, pk.a, pk.p, 1)
-		p.segs = append(p.segs, pseg{c: c, end: end})
+		p.segs = append(p.segs, pseg{c: c, end: end, bwf: bandwidthFactor(m, f, pk.a, pk.p, end)})
 	}
 	for _, r := range d.Rows {
 		if r.Bytes == 0 {
@@ -172,7 +176,8 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 		seg := sort.Search(len(starts), func(i int) bool { return starts[i] > r.Bytes }) - 1
 		ce := cellFor(m, f, c.Algo, c.Proto, 1)
 		p.rows = append(p.rows, prow{bytes: r.Bytes, tMeas: r.TimeUs, busbw: r.BusBwGBps,
-			c: ce, seg: seg, model: float64(c.TimeUs), mAlgo: c.Algo, mProto: c.Proto})
+			c: ce, seg: seg, model: float64(c.TimeUs), mAlgo: c.Algo, mProto: c.Proto,
+			bwf: bandwidthFactor(m, f, c.Algo, c.Proto, r.Bytes)})
 	}
 	if len(p.rows) == 0 {
 		return nil, fmt.Errorf("dataset %s: no row with a positive size", d.ID)
@@ -182,7 +187,7 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 }
 
 // numClasses is the length of Classes().
-const numClasses = 7
+const numClasses = 8
 
 // classIndex numbers the classes for the parameter arrays.
 func classIndex(c Class) int { return c.slowness() }
@@ -222,8 +227,10 @@ func (ps *paramSet) plateau(c cell, rt *Routing) float64 {
 // hopBw is the bandwidth one hop sustains:
 //   - NVLink P2P: nvlink efficiency × NVLink links × per-link bandwidth;
 //   - PCIe P2P: pcie efficiency × the narrowest PCIe link of the path;
-//     across the sockets (P2P forced with NCCL_P2P_LEVEL=SYS) the GPUs'
-//     own links, not NCCL's inter-socket constant (16 GB/s for AMD, 10-20
+//     across the sockets (P2P forced with NCCL_P2P_LEVEL=SYS, class
+//     pcie-xsocket, whose writes cross the inter-socket link and have an
+//     efficiency of their own) the GPUs' own links, not NCCL's
+//     inter-socket constant (16 GB/s for AMD, 10-20
 //     for Intel in src/graph/topo.h), which measured P2P across the
 //     sockets of a dual EPYC 9575F exceeds severalfold
 //     (rtx5090-8gpu-p2p-2socket: 55.6 GB/s P2P writes within and across
@@ -243,10 +250,13 @@ func (ps *paramSet) hopBw(h Hop) float64 {
 	case ClassNVLink:
 		return ps.eff[classIndex(ClassNVLink)] * h.PathBw
 	case ClassPCIe:
-		if h.CrossSocket && h.PCIeBw > 0 {
-			return pcie * h.PCIeBw
-		}
 		return pcie * h.PathBw
+	case ClassPCIeXSocket:
+		link := h.PCIeBw
+		if link <= 0 {
+			link = h.PathBw
+		}
+		return ps.eff[classIndex(ClassPCIeXSocket)] * link
 	case ClassSHM, ClassSHMXSocket:
 		link := h.PCIeBw
 		if link <= 0 {
@@ -281,11 +291,11 @@ func (p *prepared) predict(ps *paramSet, out []float64) {
 	prefMax := make([]float64, len(p.segs))
 	for i := 1; i < len(p.segs); i++ {
 		prev := p.segs[i-1]
-		t := calTime(ps.terms(prev.c, &p.route, p.n), float64(prev.end)*p.bf)
+		t := calTime(ps.terms(prev.c, &p.route, p.n).scaled(prev.bwf), float64(prev.end)*p.bf)
 		prefMax[i] = math.Max(prefMax[i-1], t)
 	}
 	for i, r := range p.rows {
-		t := calTime(ps.terms(r.c, &p.route, p.n), float64(r.bytes)*p.bf)
+		t := calTime(ps.terms(r.c, &p.route, p.n).scaled(r.bwf), float64(r.bytes)*p.bf)
 		if r.seg >= 0 && r.seg < len(prefMax) && prefMax[r.seg] > t {
 			t = prefMax[r.seg]
 		}
@@ -323,24 +333,61 @@ func softL1(e, delta float64) float64 {
 
 const lossDelta = 0.1
 
-// objective is the fit's loss: every dataset weighs the same, every row of
-// a dataset the same, and each row contributes softL1(log(predicted time /
-// measured time)).
-func objective(sets []*prepared, ps *paramSet, buf [][]float64) float64 {
+// objective is the fit's loss: every dataset weighs w (1 when w is nil),
+// every row of a dataset the same, and each row contributes
+// softL1(log(predicted time / measured time)).
+func objective(sets []*prepared, ps *paramSet, buf [][]float64, w []float64) float64 {
+	return objectiveOn(sets, ps, buf, w, nil)
+}
+
+// objectiveOn is objective restricted to the rows keep selects (every row
+// when keep is nil); a dataset without such rows adds nothing.
+func objectiveOn(sets []*prepared, ps *paramSet, buf [][]float64, w []float64, keep func(*prepared, prow) bool) float64 {
 	var total float64
 	for k, p := range sets {
 		p.predict(ps, buf[k])
 		var s float64
+		n := 0
 		for i, r := range p.rows {
-			s += softL1(math.Log(buf[k][i]/r.tMeas), lossDelta)
+			if keep == nil || keep(p, r) {
+				s += softL1(math.Log(buf[k][i]/r.tMeas), lossDelta)
+				n++
+			}
 		}
-		total += s / float64(len(p.rows))
+		if n == 0 {
+			continue
+		}
+		wk := 1.0
+		if w != nil {
+			wk = w[k]
+		}
+		total += wk * s / float64(n)
 	}
 	return total
 }
 
+// sourceWeights gives each dataset of sets the weight 1 / (the number of
+// datasets of its source in sets). The latency factor and the ramp are
+// fitted with these weights: they describe a platform and its software
+// (NCCL version, launcher, per-step costs), which every run of one source
+// shares, so a source that published three collectives of one machine is
+// one observation of them, not three. The bandwidth keeps one weight per
+// dataset: a source's runs on different paths (GPUDirect RDMA on and off,
+// one node and two) are different hardware bounds.
+func sourceWeights(sets []*prepared) []float64 {
+	n := map[string]int{}
+	for _, p := range sets {
+		n[p.d.SourceKey()]++
+	}
+	w := make([]float64, len(sets))
+	for k, p := range sets {
+		w[k] = 1 / float64(n[p.d.SourceKey()])
+	}
+	return w
+}
+
 // FitObjective describes the fit in words (written to the calibration).
-const FitObjective = "minimise over the fitted datasets, each weighing the same and each of its rows the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s), and its latency factor and ramp (scale and gamma) where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency 0.01-4, host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits"
+const FitObjective = "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (each dataset weighs the same in the bandwidth fit), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25: 25 GB/s per link against NCCL's 20-20.6; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits"
 
 // Formula is the calibrated model in one line.
 const Formula = "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw, without an NVSwitch times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message"
@@ -388,13 +435,14 @@ func prepareAll(ctx context.Context, sets []*Dataset, build Builder) (all, fitte
 }
 
 // support lists, per parameter of one class, the datasets that constrain
-// it; lamWeak and rhoWeak hold the datasets of a latency or ramp regime
+// it; effWeak, lamWeak and rhoWeak hold the datasets of a plateau, latency or ramp regime
 // that too few independent sources cover to fit it (MinShapeSources).
-type support struct{ eff, lam, rho, lamWeak, rhoWeak []string }
+type support struct{ eff, lam, rho, effWeak, lamWeak, rhoWeak []string }
 
 // MinShapeSources is the number of independent sources a class needs in
-// a regime (small messages for the latency factor, mid sizes for the
-// ramp) before it fits that regime's parameters.
+// a regime (large messages for the bandwidth, small ones for the latency
+// factor, mid sizes for the ramp) before it fits that regime's
+// parameters.
 const MinShapeSources = 2
 
 // Physical baseline of the latency and ramp: NCCL's own latency and no
@@ -463,8 +511,18 @@ func fitParams(ctx context.Context, fitted []*prepared) (*fitResult, error) {
 	// MinShapeSources independent sources have rows in the regime;
 	// otherwise it keeps NCCL's own latency (factor 1) and no ramp beyond
 	// it, the physical baseline, rather than another class's values.
+	//
+	// The same holds for the bandwidth: one source's plateau is that
+	// machine's, and a class whose plateau only one source shows keeps its
+	// physical bound (efficiency 1, host staging unbounded) instead of a
+	// factor fitted on it; without a bandwidth it fits nothing else.
 	for _, c := range Classes() {
 		sup := fr.sup[c]
+		if sourceCount(sup.eff, fr.sources) < MinShapeSources {
+			sup.effWeak, sup.eff = sup.eff, nil
+			sup.lamWeak, sup.lam = append(sup.lamWeak, sup.lam...), nil
+			sup.rhoWeak, sup.rho = append(sup.rhoWeak, sup.rho...), nil
+		}
 		if sourceCount(sup.lam, fr.sources) < MinShapeSources {
 			sup.lamWeak, sup.lam = sup.lam, nil
 		}
@@ -567,7 +625,10 @@ func assemble(fr *fitResult, all []*prepared) *Calibration {
 		switch {
 		case c == ClassSHM:
 			cp.Efficiency = Param{Value: 1, Source: "structural", Datasets: []string{}, Note: "SHM has no efficiency of its own: an SHM hop sustains min(pcie efficiency x the narrower GPU PCIe link, host_staging_GBps)"}
-			h := Param{Value: 0, Source: "default", Datasets: []string{}, Note: "no SHM run: host staging is not bounded, SHM hops run at the PCIe bound"}
+			h := Param{Value: 0, Source: "default", Datasets: nonNil(sup.effWeak), Note: "no SHM run: host staging is not bounded, SHM hops run at the PCIe bound"}
+			if len(sup.effWeak) > 0 {
+				h.Note = weakNote("plateau", sup.effWeak, fr.sources) + "host staging is not bounded, SHM hops run at the PCIe bound"
+			}
 			switch {
 			case len(sup.eff) > 0:
 				h = Param{Value: round4(ps.host), Source: "fitted", Datasets: sup.eff, Note: supportNote(sup.eff, fr.sources) + hostBox.boundNote(ps.host)}
@@ -579,7 +640,9 @@ func assemble(fr *fitResult, all []*prepared) *Calibration {
 		case c == ClassSHMXSocket && fr.hostPooled:
 			cp.Efficiency = Param{Value: 1, Source: "bound", Datasets: sup.eff, Note: "held at the physical bound: without a single-socket SHM run the cross-socket runs fit the host staging rate instead"}
 		case len(sup.eff) > 0:
-			cp.Efficiency = Param{Value: round4(ps.eff[ci]), Source: "fitted", Datasets: sup.eff, Note: supportNote(sup.eff, fr.sources) + effBox.boundNote(ps.eff[ci])}
+			cp.Efficiency = Param{Value: round4(ps.eff[ci]), Source: "fitted", Datasets: sup.eff, Note: supportNote(sup.eff, fr.sources) + effBoxFor(c).boundNote(ps.eff[ci])}
+		case len(sup.effWeak) > 0:
+			cp.Efficiency = Param{Value: 1, Source: "bound", Datasets: sup.effWeak, Note: weakNote("plateau", sup.effWeak, fr.sources) + "the physical bound (efficiency 1) is used"}
 		default:
 			cp.Efficiency = Param{Value: 1, Source: "bound", Datasets: []string{}, Note: "no dataset of this class: the physical bound (efficiency 1) is used"}
 		}
@@ -728,7 +791,7 @@ func bwVar(c Class) (get func(*paramSet) float64, set func(*paramSet, float64), 
 		return func(q *paramSet) float64 { return q.host }, func(q *paramSet, v float64) { q.host = v }, hostBox
 	}
 	ci := classIndex(c)
-	return func(q *paramSet) float64 { return q.eff[ci] }, func(q *paramSet, v float64) { q.eff[ci] = v }, effBox
+	return func(q *paramSet) float64 { return q.eff[ci] }, func(q *paramSet, v float64) { q.eff[ci] = v }, effBoxFor(c)
 }
 
 func fitOn(ctx context.Context, fitted []*prepared, ps *paramSet, c, touch Class, freeLam, freeRho bool) (float64, error) {
@@ -744,10 +807,55 @@ func fitOn(ctx context.Context, fitted []*prepared, ps *paramSet, c, touch Class
 			}
 		}
 	}
+	w := sourceWeights(touching)
 	get, set, bb := bwVar(c)
+	// The bandwidth parameter is identified by the plateau alone: rows of
+	// at least PlateauMinBytes whose chosen cell is of class touch. Fitting
+	// it on every row would let it absorb a ramp or latency that the
+	// class does not fit (too few sources), and a system of another shape
+	// would inherit that distortion.
+	onPlateau := func(p *prepared, r prow) bool {
+		return r.bytes >= PlateauMinBytes && p.route.Algo[r.c.a] == touch
+	}
+	fitBw := func() error {
+		fb := func(v float64) float64 {
+			q := *ps
+			set(&q, v)
+			return objectiveOn(touching, &q, buf, nil, onPlateau)
+		}
+		// Start at the best of a log-spaced scan of the range: above a
+		// hop's other bounds the loss is flat in the parameter, and the
+		// simplex could drift there instead of finding the minimum.
+		start := math.Min(math.Max(get(ps), bb.lo), bb.hi)
+		best := fb(start)
+		for k := 0; k <= 48; k++ {
+			v := bb.lo * math.Pow(bb.hi/bb.lo, float64(k)/48)
+			if l := fb(v); l < best {
+				start, best = v, l
+			}
+		}
+		xb, _, err := minimize(ctx, func(x []float64) float64 { return fb(bb.of(x[0])) }, []float64{bb.inv(start)}, 0.5, 1e-12, 2000)
+		if err != nil {
+			return err
+		}
+		if v := bb.of(xb[0]); fb(v) <= best {
+			start = v
+		}
+		set(ps, start)
+		return nil
+	}
+	full := func(q *paramSet) float64 { return objective(touching, q, buf, w) }
+	if err := fitBw(); err != nil {
+		return 0, err
+	}
+	if !freeLam && !freeRho {
+		return full(ps), nil
+	}
+	// The latency factor and the ramp are then fitted on every row with
+	// the bandwidth held, and the two stages alternate a few times (the
+	// ramp's tail reaches into the plateau rows).
 	apply := func(x []float64, q *paramSet) {
-		set(q, bb.of(x[0]))
-		k := 1
+		k := 0
 		if freeLam {
 			q.lam[ci] = lamBox.of(x[k])
 			k++
@@ -757,64 +865,29 @@ func fitOn(ctx context.Context, fitted []*prepared, ps *paramSet, c, touch Class
 			q.gamma[ci] = gammaBox.of(x[k+1])
 		}
 	}
-	// Start the bandwidth parameter at the best of a coarse log-spaced
-	// scan of its range: above a hop's other bounds the loss is flat in
-	// it, and the simplex can drift there instead of finding the minimum.
-	f0 := func(v float64) float64 {
-		q := *ps
-		set(&q, v)
-		return objective(touching, &q, buf)
-	}
-	start, best := get(ps), f0(get(ps))
-	for k := 0; k <= 24; k++ {
-		v := bb.lo * math.Pow(bb.hi/bb.lo, float64(k)/24)
-		if l := f0(v); l < best {
-			start, best = v, l
-		}
-	}
-	x := []float64{bb.inv(start)}
-	if freeLam {
-		x = append(x, lamBox.inv(ps.lam[ci]))
-	}
-	if freeRho {
-		x = append(x, rhoBox.inv(ps.rho[ci]), gammaBox.inv(ps.gamma[ci]))
-	}
 	f := func(x []float64) float64 {
 		q := *ps
 		apply(x, &q)
-		return objective(touching, &q, buf)
+		return full(&q)
 	}
-	xb, loss, err := minimize(ctx, f, x, 0.5, 1e-12, 5000)
-	if err != nil {
-		return 0, err
-	}
-	// The simplex stops when all its vertices sit on a flat side of the
-	// loss (a bandwidth above a hop's other bound changes nothing), which
-	// can leave the bandwidth far from its best value for the ramp found.
-	// Rescan the bandwidth with the rest fixed and restart, a few times.
-	for round := 0; round < 3 && len(x) > 1; round++ {
-		x1 := append([]float64(nil), xb...)
-		bestV, bestL := x1[0], f(x1)
-		for k := 0; k <= 48; k++ {
-			x1[0] = bb.inv(bb.lo * math.Pow(bb.hi/bb.lo, float64(k)/48))
-			if l := f(x1); l < bestL {
-				bestV, bestL = x1[0], l
-			}
+	for round := 0; round < 3; round++ {
+		var x []float64
+		if freeLam {
+			x = append(x, lamBox.inv(ps.lam[ci]))
 		}
-		if bestL >= loss*(1-1e-9) {
-			break
+		if freeRho {
+			x = append(x, rhoBox.inv(ps.rho[ci]), gammaBox.inv(ps.gamma[ci]))
 		}
-		x1[0] = bestV
-		x2, l2, err := minimize(ctx, f, x1, 0.5, 1e-12, 5000)
+		xb, _, err := minimize(ctx, f, x, 0.5, 1e-12, 5000)
 		if err != nil {
 			return 0, err
 		}
-		if l2 < loss {
-			xb, loss = x2, l2
+		apply(xb, ps)
+		if err := fitBw(); err != nil {
+			return 0, err
 		}
 	}
-	apply(xb, ps)
-	return loss, nil
+	return full(ps), nil
 }
 
 // paramSetOf copies a calibration into the fit's parameter arrays.
@@ -838,6 +911,9 @@ func paramSetOf(cal *Calibration) *paramSet {
 func weakNote(regime string, ids []string, sources map[string]string) string {
 	if len(ids) == 0 {
 		return "no " + regime + " rows of this class: "
+	}
+	if len(ids) == 1 {
+		return fmt.Sprintf("%s rows from one dataset only (%s), fewer than the %d independent sources that identify it: ", regime, ids[0], MinShapeSources)
 	}
 	return fmt.Sprintf("%s rows from %d independent source(s) only, fewer than the %d that identify it: ", regime, sourceCount(ids, sources), MinShapeSources)
 }
@@ -875,7 +951,6 @@ type box struct{ lo, hi float64 }
 
 // Bounds of the fitted parameters.
 var (
-	effBox  = box{0.01, 4}          // fraction of a physical bound
 	hostBox = box{0.05, 200}        // GB/s of host staging per SHM hop
 	lamBox  = box{0.25, 20}         // factor on NCCL's latency
 	rhoBox  = box{1 << 10, 1 << 28} // bytes per rank
@@ -884,6 +959,44 @@ var (
 	// bandwidth, more than its eight 200 Gb/s NICs carry).
 	gammaBox = box{0.5, 1}
 )
+
+// Upper ends of the efficiencies: the raw signalling rate of the link over
+// the bandwidth NCCL's topology gives it, so that a fitted efficiency
+// never claims more than the wire carries.
+const (
+	// maxEffNet: NCCL's network bandwidth is the NIC's line rate (speed in
+	// Mb/s / 8000,
+	// https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/topo.cc#L416-L418),
+	// which no payload exceeds.
+	maxEffNet = 1.0
+	// maxEffPCIe: NCCL counts width × 1.5 GB/s per lane at 16 GT/s (speed
+	// in 100 Mb/s / 80,
+	// https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/topo.cc#L651-L657);
+	// a Gen3-Gen5 lane carries GT/s × 128/130 / 8 (1.969 GB/s at 16 GT/s).
+	maxEffPCIe = (128.0 / 130.0) * 8 / 6
+	// maxEffNVLink: 25 GB/s per link and direction for NVLink 2-4 against
+	// NCCL's 20.0-20.6 (SM70-SM90_NVLINK_BW,
+	// https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/topo.h#L19-L24),
+	// 50 against 40.1 for NVLink 5: at most 1.25.
+	maxEffNVLink = 1.25
+	// maxEffOther bounds the cross-socket SHM efficiency, a fraction of
+	// NCCL's inter-socket constants (topo.h AMD_BW, *_QPI_BW), which are
+	// not link rates.
+	maxEffOther = 4.0
+)
+
+// effBoxFor is the range of class c's efficiency.
+func effBoxFor(c Class) box {
+	switch c {
+	case ClassNetRDMA, ClassNetHost, ClassNetTCP:
+		return box{0.01, maxEffNet}
+	case ClassPCIe, ClassPCIeXSocket:
+		return box{0.01, maxEffPCIe}
+	case ClassNVLink:
+		return box{0.01, maxEffNVLink}
+	}
+	return box{0.01, maxEffOther}
+}
 
 // boundNote flags a fitted value that sits at an end of its range: the
 // data would push it further.

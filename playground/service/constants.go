@@ -61,6 +61,10 @@ type PageConstants struct {
 	// of the ncclsim line.
 	Estimate EstimateDefaults `json:"estimate"`
 	Step     StepDefaults     `json:"step"`
+	// Presets are the built-in systems the system pickers list, as
+	// Service.Presets returns them: a page builds its inputs and asks its
+	// first question while its module is still downloading.
+	Presets []PresetInfo `json:"presets"`
 }
 
 // Limits are the input limits the pages check before they call the
@@ -120,7 +124,9 @@ func Constants() PageConstants {
 			}
 		}
 	}
+	systems, _ := New().Presets() // compiled in; TestConstantsPresets checks they are read
 	return PageConstants{
+		Presets:         systems,
 		NCCLVersion:     NCCLVersion,
 		DefaultPreset:   DefaultPreset,
 		EstimatorPreset: EstimatorDefaultPreset,

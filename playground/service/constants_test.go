@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"github.com/distributed-nav/distributed-nav/playground/gpus"
@@ -35,6 +36,28 @@ func TestConstantsStepGPUOptions(t *testing.T) {
 		}
 		if string(r.Memory.Optimizer) != opt.Value {
 			t.Errorf("%s: memory counts %q, the option was %q", g.Value, r.Memory.Optimizer, opt.Value)
+		}
+	}
+}
+
+// TestConstantsPresets: the pages list the systems the service answers
+// for, the opening systems among them.
+func TestConstantsPresets(t *testing.T) {
+	c := Constants()
+	want, err := New().Presets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Presets) == 0 || !reflect.DeepEqual(c.Presets, want) {
+		t.Fatalf("constants list %d presets, the service %d", len(c.Presets), len(want))
+	}
+	for _, name := range []string{c.DefaultPreset, c.EstimatorPreset} {
+		found := false
+		for _, p := range c.Presets {
+			found = found || p.Name == name
+		}
+		if !found {
+			t.Errorf("opening preset %s is not listed", name)
 		}
 	}
 }

@@ -19,8 +19,13 @@ func ParseBytes(s string) (uint64, error) {
 	return n, nil
 }
 
-// calibration returns the calibrated estimator's parameters (parsed once).
+// calibration returns the calibrated estimator's parameters: the
+// Calibration field when set (ncclsim --calibration FILE), else the
+// built-in ones (parsed once).
 func (s *Service) calibration() (*estimate.Calibration, error) {
+	if s.Calibration != nil {
+		return s.Calibration, nil
+	}
 	if s.cal == nil {
 		c, err := estimate.DefaultCalibration()
 		if err != nil {

@@ -2,8 +2,11 @@ package service
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/distributed-nav/distributed-nav/playground/estimate"
 )
 
 func TestCommandQuoting(t *testing.T) {
@@ -121,5 +124,40 @@ func TestCommandRoundTrip(t *testing.T) {
 	}
 	if _, _, err := ParseCommand([]string{"calibrate"}); err == nil {
 		t.Error("calibrate is no page question")
+	}
+}
+
+// TestCalibrationOverride: a calibration set on Service.Calibration (what
+// `ncclsim --calibration FILE` does) is the one the estimate uses, not the
+// built-in one. Halving the net-rdma efficiency halves the plateau of a
+// 2-node allreduce on that class.
+func TestCalibrationOverride(t *testing.T) {
+	ctx := context.Background()
+	req := &Request{Preset: "h100-8x-ib", Nodes: 2, Coll: "allreduce", Bytes: "8G"}
+	base, err := New().Estimate(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal, err := estimate.DefaultCalibration()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range cal.Classes {
+		if cal.Classes[i].Class == estimate.ClassNetRDMA {
+			cal.Classes[i].Efficiency.Value /= 2
+		}
+	}
+	s := New()
+	s.Calibration = cal
+	got, err := s.Estimate(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Calibrated.Class != estimate.ClassNetRDMA {
+		t.Fatalf("class %s, want %s", got.Calibrated.Class, estimate.ClassNetRDMA)
+	}
+	b, g := base.Calibrated.PlateauBusBwGBps, got.Calibrated.PlateauBusBwGBps
+	if math.Abs(g/b-0.5) > 1e-9 {
+		t.Errorf("plateau %g GB/s with the halved efficiency, %g with the built-in one: want half", g, b)
 	}
 }

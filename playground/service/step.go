@@ -73,14 +73,19 @@ func parseCount(s string) (int64, error) {
 	return n, nil
 }
 
-// msField parses a duration in milliseconds (empty: 0).
+// MaxComputeMs bounds a step's compute times, given or derived: 1e9 ms
+// (11.6 days) is far beyond any real step, and the simulation's cost and
+// output stay bounded below it.
+const MaxComputeMs = 1e9
+
+// msField parses a duration in milliseconds (empty: 0), at most MaxComputeMs.
 func msField(field, s string) (float64, error) {
 	t := strings.TrimSpace(s)
 	if t == "" {
 		return 0, nil
 	}
 	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1e9 {
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > MaxComputeMs {
 		return 0, fieldErr(field, "want a time in milliseconds from 0 to 1e9, not \""+s+"\"")
 	}
 	return v, nil
@@ -339,8 +344,8 @@ func stepWorkload(in StepInputs, params int64, layers int, dt tune.Datatype) (*w
 	mfu := workload.DefaultUtilization
 	if t := strings.TrimSpace(in.MFU); t != "" {
 		v, err := strconv.ParseFloat(t, 64)
-		if err != nil || !(v > 0 && v <= 1) {
-			return nil, nil, fieldErr("mfu", t+": want a fraction in (0, 1]")
+		if err != nil || !(v >= workload.MinUtilization && v <= 1) {
+			return nil, nil, fieldErr("mfu", t+": want a fraction from "+strconv.FormatFloat(workload.MinUtilization, 'g', -1, 64)+" to 1")
 		}
 		mfu = v
 	}
@@ -356,6 +361,13 @@ func stepWorkload(in StepInputs, params int64, layers int, dt tune.Datatype) (*w
 	c, err := w.Derive()
 	if err != nil {
 		return nil, nil, fieldErr("gpu", err.Error())
+	}
+	if c.ForwardMs+c.BackwardMs > MaxComputeMs {
+		// The step simulation advances a clock through these times; past
+		// this it neither ends soon nor says anything a reader can use.
+		return nil, nil, fieldErr("params", "the derived compute time is "+strconv.FormatFloat(c.ForwardMs+c.BackwardMs, 'g', 3, 64)+
+			" ms per step (forward and backward of "+strconv.FormatInt(c.TokensPerGPU, 10)+" tokens per GPU at "+
+			strconv.FormatFloat(100*c.Utilization, 'g', 3, 64)+" % of "+c.GPU+"'s peak); the limit is 1e9 ms (11.6 days): lower the parameters, batch or sequence length")
 	}
 	return w, &c, nil
 }

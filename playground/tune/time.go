@@ -27,13 +27,48 @@ func (m *Model) AlgoTime(f Func, a Algorithm, p Protocol, nBytes uint64, numPipe
 	if numPipeOps < 1 {
 		numPipeOps = 1
 	}
+	if k, ok := m.bandwidthFactor(f, a, p, nBytes); ok {
+		bw = float32(bw * k)
+	}
+	return float32(m.latencyTerm(f, a, p, lat, nBytes, numPipeOps) + float32(float32(nBytes)/float32(1000*bw)))
+}
+
+// BandwidthFactor is the size-dependent factor AlgoTime scales the cell's
+// bandwidth by at nBytes: the tree correction factor of a Tree AllReduce
+// (and of an NVLSTree AllReduce on Blackwell with x86 CPUs), 1 otherwise.
+func (m *Model) BandwidthFactor(f Func, a Algorithm, p Protocol, nBytes uint64) float32 {
+	if !f.Valid() || !a.Valid() || !p.Valid() {
+		return 1
+	}
+	k, _ := m.bandwidthFactor(f, a, p, nBytes)
+	return k
+}
+
+func (m *Model) bandwidthFactor(f Func, a Algorithm, p Protocol, nBytes uint64) (float32, bool) {
 	logSize := log2i(nBytes >> 6)
 	if a == Tree && f == AllReduce && logSize >= 0 && logSize < 23 {
-		bw = float32(bw * treeCorrectionFactor[p][logSize])
+		return treeCorrectionFactor[p][logSize], true
 	}
 	if a == NVLSTree && f == AllReduce && logSize >= 0 && logSize < 24 && m.Sys.MinCompCap >= 100 && m.Sys.CPUArch == ArchX86 {
-		bw = float32(bw * treeCorrectionFactor[p][logSize])
+		return treeCorrectionFactor[p][logSize], true
 	}
+	return 1, false
+}
+
+// LatencyTime is the latency term of AlgoTime (µs): lat × latCount, with
+// the multi-node ring Simple AllReduce factor when it applies at nBytes; -1
+// when the cell is unusable.
+func (m *Model) LatencyTime(f Func, a Algorithm, p Protocol, nBytes uint64, numPipeOps int) float32 {
+	if !f.Valid() || !a.Valid() || !p.Valid() || m.Bandwidths[f][a][p] == 0 {
+		return -1
+	}
+	if numPipeOps < 1 {
+		numPipeOps = 1
+	}
+	return m.latencyTerm(f, a, p, m.Latencies[f][a][p], nBytes, numPipeOps)
+}
+
+func (m *Model) latencyTerm(f Func, a Algorithm, p Protocol, lat float32, nBytes uint64, numPipeOps int) float32 {
 	if a == Ring && p == Simple && m.Sys.NNodes > 1 && f == AllReduce &&
 		nBytes/uint64(m.CommNChannels*m.Sys.NRanks) >= 64 {
 		k := 1.4
@@ -46,5 +81,5 @@ func (m *Model) AlgoTime(f Func, a Algorithm, p Protocol, nBytes uint64, numPipe
 	if a != Ring {
 		latCount = (numPipeOps + MaxDevWorkBatchColls - 1) / MaxDevWorkBatchColls
 	}
-	return float32(float32(lat*float32(latCount)) + float32(float32(nBytes)/float32(1000*bw)))
+	return float32(lat * float32(latCount))
 }

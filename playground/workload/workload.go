@@ -21,6 +21,12 @@ import (
 // training reports 30-50 %; 40 % sits in the middle.
 const DefaultUtilization = 0.40
 
+// MinUtilization is the smallest utilisation a workload takes: 1 % of
+// peak is below any training step that is not stalled outright, and a
+// smaller fraction only turns the derived compute time into a number the
+// step simulation cannot advance through (1e-300 gave times of 1e300 ms).
+const MinUtilization = 0.01
+
 // Optimizer is the optimizer whose state the memory estimate counts.
 type Optimizer string
 
@@ -106,8 +112,8 @@ func (w Workload) Check() error {
 		return fmt.Errorf("workload: unknown type %v", w.Dtype)
 	case !(w.GPU.DenseBF16TFLOPS > 0):
 		return fmt.Errorf("workload: GPU %q has no throughput", w.GPU.Name)
-	case w.Utilization < 0 || w.Utilization > 1 || math.IsNaN(w.Utilization):
-		return fmt.Errorf("workload: utilisation %v, want a fraction in (0, 1]", w.Utilization)
+	case w.Utilization != 0 && !(w.Utilization >= MinUtilization && w.Utilization <= 1):
+		return fmt.Errorf("workload: utilisation %v, want a fraction in [%v, 1]", w.Utilization, MinUtilization)
 	}
 	if _, err := ParseOptimizer(string(w.Optimizer)); err != nil {
 		return fmt.Errorf("workload: %w", err)

@@ -67,6 +67,7 @@ func TestWorkloadCheck(t *testing.T) {
 		"seq":       func(w *Workload) { w.SeqLen = 1 << 25 },
 		"gpu":       func(w *Workload) { w.GPU = gpus.GPU{} },
 		"mfu":       func(w *Workload) { w.Utilization = 1.5 },
+		"mfu-tiny":  func(w *Workload) { w.Utilization = MinUtilization / 2 },
 		"optimizer": func(w *Workload) { w.Optimizer = "lion" },
 	} {
 		w := ok

@@ -4,15 +4,19 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/distributed-nav/distributed-nav/playground/doctor"
+	"github.com/distributed-nav/distributed-nav/playground/estimate"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
 	"github.com/distributed-nav/distributed-nav/playground/service"
 	"github.com/distributed-nav/distributed-nav/playground/stepsim"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
+	"github.com/distributed-nav/distributed-nav/playground/workload"
 )
 
 // unknownEnv returns n distinct made-up variable assignments, one a line.
@@ -113,6 +117,16 @@ func TestAbuse(t *testing.T) {
 		{name: "issue 18 fixA 1: 100 target speedups, refused before any projection",
 			args: append(step, "--model", "ddp", "--params", "1e9", "--solve-speedup", strings.TrimSuffix(strings.Repeat("1.5,", 100), ",")),
 			code: 2, err: fmt.Sprintf("100 target speedups, over the limit of %d", service.MaxSolveTargets), maxOut: 0},
+		{name: "issue 18 (s6 attack F8): a utilisation of 1e-300 is refused, not simulated",
+			// 1e-300 of peak made the derived backward time 1e300 ms; the DDP
+			// timeline then never ended and grew past 22 GB.
+			args: []string{"step", "--preset", "h100-sxm-8x", "--params", "7B", "--gpu", "H100-SXM", "--mfu", "1e-300"},
+			code: 2, err: fmt.Sprintf("want a fraction from %v to 1", workload.MinUtilization), maxOut: 0},
+		{name: "issue 18 (s6): a derived compute time past the limit is refused",
+			// 1e15 parameters x 2^20 x 2^24 tokens: 2 x 1e15 x 2^44 FLOPs forward at
+			// 40 % of an H100's peak is about 1e17 ms, past MaxComputeMs (1e9).
+			args: []string{"step", "--preset", "h100-sxm-8x", "--params", "1e15", "--gpu", "H100-SXM", "--batch", "1048576", "--seq-len", "16777216"},
+			code: 2, err: "the limit is 1e9 ms", maxOut: 0},
 		{name: "an env file over the limit is refused before any check",
 			// 100,000 unknown names, 1.9 MB: over MaxEnvFileBytes (1 MiB).
 			args: []string{"doctor", "--env", "-"}, stdin: unknownEnv(100000),
@@ -225,4 +239,32 @@ func ringLog(channels, ranks int) string {
 		fmt.Fprintf(&b, "h:1:1 [0] NCCL INFO Channel %02d/%02d :   %s\n", c, channels, order.String())
 	}
 	return b.String()
+}
+
+// TestCalibrationFileCapped: a --calibration file over
+// estimate.MaxCalibrationBytes is refused by its size before any YAML is
+// decoded (the attack's 10 MB file cost 600 MB and 10 s to decode, and
+// /dev/zero grew without end), and the real file still loads.
+func TestCalibrationFileCapped(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("#"), estimate.MaxCalibrationBytes+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, path string
+		code       int
+		err        string
+	}{
+		{"one byte over the limit", big, 1, fmt.Sprintf("larger than %d bytes", estimate.MaxCalibrationBytes)},
+		{"the project's own file", "../../../data/calibration.yaml", 0, ""},
+	} {
+		code, out, errs := runWithStdin("", "estimate", "--preset", "h100-sxm-8x", "--coll", "allreduce", "--bytes", "1G", "--calibration", tc.path)
+		if code != tc.code || !strings.Contains(errs, tc.err) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", tc.name, code, errs, tc.code, tc.err)
+		}
+		if tc.code != 0 && out != "" {
+			t.Errorf("%s: printed %d bytes", tc.name, len(out))
+		}
+	}
 }

@@ -78,9 +78,19 @@ func newService(calPath string) (*service.Service, error) {
 	if calPath == "" {
 		return svc, nil
 	}
-	b, err := os.ReadFile(calPath)
+	f, err := os.Open(calPath)
 	if err != nil {
 		return nil, fmt.Errorf("read calibration: %w", err)
+	}
+	defer f.Close()
+	// Read one byte past the limit, so that an endless stream (a FIFO,
+	// /dev/zero) stops there and a file over it is refused by size.
+	b, err := io.ReadAll(io.LimitReader(f, estimate.MaxCalibrationBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read calibration: %w", err)
+	}
+	if len(b) > estimate.MaxCalibrationBytes {
+		return nil, fmt.Errorf("%s: larger than %d bytes, the limit for a calibration file", calPath, estimate.MaxCalibrationBytes)
 	}
 	c, err := estimate.ParseCalibration(b)
 	if err != nil {

@@ -24,6 +24,9 @@ export const DEFAULT_COLL = C.defaultColl;
 export const ESTIMATOR_PRESET = C.estimatorPreset;
 export const ESTIMATE = C.estimate;
 export const STEP = C.step;
+// The built-in systems ({name, description, group, title, group_order}),
+// as the module's presets() lists them.
+export const PRESETS = C.presets;
 
 // mib writes a byte limit in MiB for messages.
 export const mib = (n) => `${n / 1048576} MiB`;

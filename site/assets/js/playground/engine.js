@@ -7,9 +7,25 @@
 // performance marks of this page, once: BenchmarkPageLoad reads them.
 function mark(times) {
   if (!times || performance.getEntriesByName('pg-go-main').length) return;
-  for (const [name, t] of [['pg-worker', times.workerStart], ['pg-instantiated', times.instantiated], ['pg-go-main', times.goMain]]) {
-    performance.mark(name, { startTime: Math.max(0, t - performance.timeOrigin) });
+  for (const [name, t] of [['pg-compiled', times.compiled], ['pg-worker', times.workerStart], ['pg-instantiated', times.instantiated], ['pg-go-main', times.goMain]]) {
+    if (t) performance.mark(name, { startTime: Math.max(0, t - performance.timeOrigin) });
   }
+}
+
+// fetchWasm fetches a module's bytes (the page's fetch takes the response
+// the head's preload already asked for).
+async function fetchWasm(url) {
+  const resp = await fetch(url);
+  if (!resp.ok) {
+    throw new Error(`cannot load the playground module (HTTP ${resp.status})`);
+  }
+  return resp;
+}
+
+// compileHere compiles a response on this thread (the fallback where a
+// response body cannot be handed to a worker).
+function compileHere(resp) {
+  return WebAssembly.compileStreaming ? WebAssembly.compileStreaming(resp) : resp.arrayBuffer().then((b) => WebAssembly.compile(b));
 }
 
 export class Engine {
@@ -27,28 +43,46 @@ export class Engine {
     this.info = null;
   }
 
-  // start compiles the module and starts the worker; it resolves to
-  // {version, presets}. The worker is started first, so that it loads
-  // wasm_exec.js while the module downloads and compiles (the page's head
-  // has already asked for the module with a preload).
-  async start() {
+  // start starts the worker and has it compile and run the module; it
+  // resolves to {version} once the module answers. Calls made before then
+  // wait for it (start sets this.ready at once). The worker is started
+  // first, so that it loads wasm_exec.js while the module downloads. The
+  // response body is handed to the worker as it arrives (a transferred
+  // stream), so the worker compiles it while it downloads and
+  // instantiates it at once: neither the compile nor the hand-over of the
+  // module takes the page's thread. Where a stream cannot be transferred,
+  // this thread compiles and posts the module.
+  start() {
+    this.ready = this.boot();
+    return this.ready;
+  }
+
+  async boot() {
     const w = this.newWorker();
-    if (!this.module) {
-      performance.mark('pg-fetch');
-      try {
-        const resp = await fetch(this.wasmURL);
-        if (!resp.ok) {
-          throw new Error(`cannot load the playground module (HTTP ${resp.status})`);
-        }
-        this.module = await (WebAssembly.compileStreaming
-          ? WebAssembly.compileStreaming(resp)
-          : resp.arrayBuffer().then((b) => WebAssembly.compile(b)));
-      } catch (e) {
-        w.terminate();
-        throw e;
-      }
-      performance.mark('pg-compiled');
+    let resp;
+    try {
+      resp = await fetchWasm(this.wasmURL);
+    } catch (e) {
+      w.terminate();
+      throw e;
     }
+    if (resp.body) {
+      try {
+        return await this.spawn(w, { type: 'compile', execURL: this.execURL, body: resp.body }, [resp.body]);
+      } catch (e) {
+        if (e.name !== 'DataCloneError') {
+          w.terminate();
+          throw e;
+        }
+      }
+    }
+    try {
+      this.module = await compileHere(resp);
+    } catch (e) {
+      w.terminate();
+      throw e;
+    }
+    performance.mark('pg-compiled');
     return this.spawn(w);
   }
 
@@ -59,15 +93,20 @@ export class Engine {
     return w;
   }
 
-  // spawn hands the compiled module to worker w (a new one by default).
-  spawn(w = this.newWorker()) {
+  // spawn hands worker w (a new one by default) its module: the compiled
+  // module by default, or msg (a 'compile' message with the transfer list
+  // transfer), after which the worker sends the module it compiled back,
+  // for restarts.
+  spawn(w = this.newWorker(), msg = { type: 'init', execURL: this.execURL, module: this.module }, transfer = []) {
     this.worker = w;
     this.ready = new Promise((resolve, reject) => {
       w.onmessage = (ev) => {
         const m = ev.data;
-        if (m.type === 'ready') {
+        if (m.type === 'module') {
+          this.module = m.module;
+        } else if (m.type === 'ready') {
           mark(m.times);
-          this.info = { version: m.version, presets: JSON.parse(m.presets) };
+          this.info = { version: m.version };
           w.onmessage = (e) => this.onMessage(e.data);
           resolve(this.info);
         } else if (m.type === 'fatal') {
@@ -76,7 +115,7 @@ export class Engine {
       };
       w.onerror = (ev) => reject(new Error(ev.message || 'the playground worker could not start'));
     });
-    w.postMessage({ type: 'init', execURL: this.execURL, module: this.module });
+    w.postMessage(msg, transfer);
     return this.ready;
   }
 
@@ -176,13 +215,7 @@ export class Engine {
   upgrade(url) {
     if (!this.upgrading) {
       this.upgrading = (async () => {
-        const resp = await fetch(url);
-        if (!resp.ok) {
-          throw new Error(`cannot load the playground module (HTTP ${resp.status})`);
-        }
-        const module = await (WebAssembly.compileStreaming
-          ? WebAssembly.compileStreaming(resp)
-          : resp.arrayBuffer().then((b) => WebAssembly.compile(b)));
+        const module = await compileHere(await fetchWasm(url));
         this.wasmURL = url;
         this.module = module;
         this.cancel();

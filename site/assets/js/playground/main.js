@@ -5,7 +5,6 @@
 // controls, and from then on every input change asks the module and
 // redraws; the static view is hidden once the live one works.
 import { Engine } from './engine.js';
-import { LIMITS, mib } from './constants.js';
 import { h, setError, markRendered } from './ui.js';
 import { readState, writeState, decodeXML, unusedParams, queryCut, MAX_QUERY } from './state.js';
 import { topologyWidget } from './topology.js';
@@ -13,6 +12,7 @@ import { algorithmsWidget } from './algorithms.js';
 import { estimatorWidget } from './estimator.js';
 import { stepWidget } from './step.js';
 import { doctorWidget } from './doctor.js';
+import { LIMITS, PRESETS, mib } from './constants.js';
 
 const widgets = {
   topology: topologyWidget,
@@ -58,17 +58,16 @@ async function boot() {
   app.before(loading);
 
   const engine = new Engine({ wasmURL: abs(app.dataset.wasm), execURL: abs(app.dataset.exec), workerURL: abs(app.dataset.worker) });
-  let info;
-  try {
-    info = await engine.start();
-  } catch (e) {
+  // The inputs are built, hidden, and the first question is ready while
+  // the module downloads (the systems come with the page, constants.js);
+  // the question is asked as soon as the module runs.
+  engine.start().catch((e) => {
     loading.textContent = `The interactive playground could not start (${e.message}); the results below are the static view of the default system.`;
-    return;
-  }
+  });
   const state = readState();
   const linkXML = await decodeXML(LIMITS.xmlBytes);
   const xml = linkXML || '';
-  const w = make({ engine, presets: info.presets, version: info.version, state, xml, defaultPreset: app.dataset.preset || info.presets[0].name, update: () => update() });
+  const w = make({ engine, presets: PRESETS, state, xml, defaultPreset: app.dataset.preset || PRESETS[0].name, update: () => update() });
 
   const general = h('p', { class: 'pg-error', role: 'alert' });
   const timing = h('span', { class: 'pg-hint', id: 'pg-timing' });
@@ -167,6 +166,15 @@ async function boot() {
   });
 
   async function update() {
+    if (!engine.info) {
+      // The module is still loading (the loading note says so): the page
+      // is live, and its inputs are read, once it runs.
+      try {
+        await engine.ready;
+      } catch (e) {
+        return; // start's handler shows why
+      }
+    }
     const t0 = performance.now();
     if (updates++ > 0) {
       linkNote.hidden = true;
@@ -247,7 +255,7 @@ async function boot() {
   function startWarmup(job) {
     const pg = (window.__pg = window.__pg || { renders: 0, times: [] });
     pg.warm = 'running';
-    const names = info.presets.map((p) => p.name);
+    const names = PRESETS.map((p) => p.name);
     const order = names.filter((n) => /8x/.test(n)).concat(names.filter((n) => !/8x/.test(n)));
     const list = [];
     const base = () => {

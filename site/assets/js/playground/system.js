@@ -39,9 +39,30 @@ export function systemPicker({ presets, state, xml, defaultPreset, engine, onCha
   const presetSel = groupedSelect(presets, current);
   presetSel.name = 'preset';
   const fPreset = field({ label: 'System', control: presetSel, hint: '' });
+  // A preset's description runs to several hundred characters: it shows
+  // three lines and a "more" button (its whole text stays the select's
+  // description for screen readers). In full, it was the largest text the
+  // live view painted, so the page's largest contentful paint moved from
+  // the static view to the live view's late reveal.
+  const hint = fPreset.hint;
+  hint.classList.add('pg-clamp');
+  const more = h('button', { type: 'button', class: 'pg-more', 'aria-expanded': 'false', 'aria-controls': hint.id, hidden: true }, 'more');
+  more.addEventListener('click', () => {
+    const open = more.getAttribute('aria-expanded') !== 'true';
+    more.setAttribute('aria-expanded', String(open));
+    more.textContent = open ? 'less' : 'more';
+    hint.classList.toggle('pg-open', open);
+  });
+  hint.after(more);
+  // The button shows only when the text is cut, measured after layout.
+  const cut = () => {
+    if (more.getAttribute('aria-expanded') !== 'true') more.hidden = hint.scrollHeight <= hint.clientHeight + 1;
+  };
+  new ResizeObserver(cut).observe(hint);
   const describe = () => {
     const p = presets.find((x) => x.name === presetSel.value);
-    fPreset.hint.textContent = p ? `${p.name}: ${p.description}` : 'Paste, drop or load the file NCCL_TOPO_DUMP_FILE wrote on your machine.';
+    hint.textContent = p ? `${p.name}: ${p.description}` : 'Paste, drop or load the file NCCL_TOPO_DUMP_FILE wrote on your machine.';
+    requestAnimationFrame(cut);
   };
   describe();
 

@@ -6,11 +6,16 @@
 //   {type: 'load', execURL}             load wasm_exec.js (sent at once, so that
 //                                       it loads while the module compiles)
 //   {type: 'init', execURL, module}     module: a compiled WebAssembly.Module
+//   {type: 'compile', execURL, body}    body: the module's bytes as they arrive
+//                                       (a transferred ReadableStream): compile
+//                                       while it downloads, then as init
 //   {type: 'call', id, fn, req}         fn: 'topo' | 'tune' | 'estimate' | ...
 // Messages out:
-//   {type: 'ready', version, presets, times}   presets: JSON text of
-//                                       distnav.presets(); times: wall-clock ms
-//                                       of workerStart, instantiated, goMain
+//   {type: 'module', module}            the module a 'compile' made (the page keeps
+//                                       it to restart the worker)
+//   {type: 'ready', version, times}     times: wall-clock ms of workerStart,
+//                                       compiled (after a 'compile'),
+//                                       instantiated, goMain
 //   {type: 'progress', id, polls, ms}   during a search, at most every 100 ms
 //   {type: 'result', id, json, figures, ms}   json: the JSON text the Go function
 //                                       returned (or its plain text), figures:
@@ -35,8 +40,18 @@ function load(execURL) {
   loaded = true;
 }
 
-async function init(execURL, module) {
-  const t = { workerStart: started };
+// compile compiles the module from its bytes as they arrive, hands it to
+// the page and runs it.
+async function compile(execURL, body) {
+  const resp = new Response(body, { headers: { 'Content-Type': 'application/wasm' } });
+  const module = await (WebAssembly.compileStreaming ? WebAssembly.compileStreaming(resp) : resp.arrayBuffer().then((b) => WebAssembly.compile(b)));
+  const compiled = now();
+  self.postMessage({ type: 'module', module });
+  await init(execURL, module, { compiled });
+}
+
+async function init(execURL, module, times = {}) {
+  const t = { ...times, workerStart: started };
   load(execURL);
   const go = new Go();
   const instance = await WebAssembly.instantiate(module, go.importObject);
@@ -51,8 +66,7 @@ async function init(execURL, module) {
     throw new Error('the playground module did not register its API');
   }
   t.goMain = now();
-  const presets = api.presets();
-  self.postMessage({ type: 'ready', version: api.version, presets, times: t });
+  self.postMessage({ type: 'ready', version: api.version, times: t });
 }
 
 function call(id, fn, req) {
@@ -102,8 +116,8 @@ self.onmessage = (ev) => {
     } catch (e) {
       // init loads it again and reports the failure.
     }
-  } else if (m.type === 'init') {
-    init(m.execURL, m.module).catch((e) => self.postMessage({ type: 'fatal', message: String(e && e.message ? e.message : e) }));
+  } else if (m.type === 'init' || m.type === 'compile') {
+    (m.type === 'init' ? init(m.execURL, m.module) : compile(m.execURL, m.body)).catch((e) => self.postMessage({ type: 'fatal', message: String(e && e.message ? e.message : e) }));
   } else if (m.type === 'call') {
     call(m.id, m.fn, m.req);
   }
