@@ -249,6 +249,15 @@ func hostileInputs(tb testing.TB, dir string) []hostileInput {
 	// The same flood in a link: its 4.5 KB fragment inflates to the 2 MiB
 	// above.
 	frag := xmlFragment(tb, flood)
+	// A link under the page's fragment cap (state.js MAX_LINK_XML, 24 Ki
+	// characters) whose topology unpacks to 16 MiB of spaces, eight times
+	// the XML cap: the page stops unpacking at the cap. (Its query differs
+	// from the link before it, so that opening it loads the page rather
+	// than moving to another fragment of the same one.)
+	bomb := xmlFragment(tb, topotest.OneGPU(strings.Repeat(" ", 16<<20)))
+	if len(bomb) > 24<<10 {
+		tb.Fatalf("the 16 MiB link is %d characters, over the fragment cap", len(bomb))
+	}
 	// The 89-character step link of the issue, as page parameters.
 	stepLink := "playground/step/?mode=ddp&layers=1024&tensors=1024&bucket=0.000001&params=1e15"
 	// A published log repeated to just under the 8 MiB cap.
@@ -306,6 +315,8 @@ func hostileInputs(tb testing.TB, dir string) []hostileInput {
 			check: boundsCheck("XML tokens", "flood.xml", "")},
 		hostileInput{page: "topology", name: fmt.Sprintf("%.1f KB #xml= link", float64(len(frag))/1000), open: "playground/topology/#xml=" + frag,
 			check: boundsCheck("XML tokens", "topology from the link", "")},
+		hostileInput{page: "topology", name: fmt.Sprintf("%.1f KB #xml= link of 16 MiB", float64(len(bomb))/1000), open: "playground/topology/?nodes=1#xml=" + bomb,
+			check: boundsCheck("", "", "unpacks to more than 2 MiB, the limit")},
 		hostileInput{page: "topology", name: fmt.Sprintf("%.0f KB ?env= link", float64(len(envLink))/1000), open: envLink,
 			check: boundsCheck("NCCL_NOT_A_KNOB", "", "more. The inputs show")},
 		hostileInput{page: "step", name: "the issue's million-bucket link", open: stepLink,

@@ -134,6 +134,17 @@ func (d *Dataset) Datatype() (tune.Datatype, error) { return tune.LookupDatatype
 // NRanks is the number of ranks of the run.
 func (d *Dataset) NRanks() int { return d.Hardware.NGPUs }
 
+// Limits of a measurements directory (ncclsim validate and calibrate
+// --data): validate refits once per source, so its work grows with the
+// datasets times their rows. data/measurements has 39 datasets of at most
+// 103 rows and 41 KB; the caps leave room for years of published runs and
+// refuse a directory or file past them, by name, before any fit.
+const (
+	MaxDatasets     = 256
+	MaxDatasetBytes = 1 << 20
+	MaxDatasetRows  = 1024
+)
+
 func (d *Dataset) check() error {
 	if d.Schema != DatasetSchema {
 		return fmt.Errorf("schema %d, want %d", d.Schema, DatasetSchema)
@@ -172,6 +183,9 @@ func (d *Dataset) check() error {
 	}
 	if !d.Fit && strings.TrimSpace(d.FitReason) == "" {
 		return errors.New("fit is false but fit_reason is empty")
+	}
+	if len(d.Rows) > MaxDatasetRows {
+		return fmt.Errorf("%d rows, over the limit of %d", len(d.Rows), MaxDatasetRows)
 	}
 	if len(d.Rows) == 0 {
 		return errors.New("no rows")

@@ -48,6 +48,12 @@ func LoadDatasets(fsys fs.FS, dir string) ([]*Dataset, error) {
 		if e.IsDir() || !ok {
 			continue
 		}
+		if len(out) == MaxDatasets {
+			return nil, fmt.Errorf("more than %d datasets", MaxDatasets)
+		}
+		if info, err := e.Info(); err == nil && info.Size() > MaxDatasetBytes {
+			return nil, fmt.Errorf("%s: %d bytes, over the limit of %d for one dataset", e.Name(), info.Size(), MaxDatasetBytes)
+		}
 		b, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
 		if err != nil {
 			return nil, fmt.Errorf("read dataset %s: %w", name, err)

@@ -632,6 +632,8 @@ func TestTopologyManyNICs(t *testing.T) {
 		{"72 GPUs, 252 NICs: the links to the group", topotest.WithNICs(topotest.Host{Sockets: 2, Switches: 4, GPUs: 9}.XML(), 252), 1, 0, 1500,
 			"252 PCIe links 252 NICs (NET0–251) – CPU0 (the first: 24 GB/s)"},
 		{"4 GPUs, MaxDrawnNICs NICs", topotest.WithNICs(topotest.Host{Sockets: 1, Switches: 1, GPUs: 4}.XML(), MaxDrawnNICs), 0, MaxDrawnNICs, 2500, ""},
+		// topo.MaxCPUs CPUs, every pair linked (2,016 links, drawn bare).
+		{"64 CPUs", topotest.CPUs(topo.MaxCPUs, 8), 0, 0, 4000, ""},
 		{"4 GPUs, one NIC past the cap", topotest.WithNICs(topotest.Host{Sockets: 1, Switches: 1, GPUs: 4}.XML(), MaxDrawnNICs+1), 1, 0, 600,
 			fmt.Sprintf("%d NICs with %d network ports", MaxDrawnNICs+1, MaxDrawnNICs+1)},
 	} {

@@ -303,7 +303,7 @@ func (s *searcher) result(g *state) *Graph {
 	out := &Graph{ID: g.id, Pattern: g.pattern, CrossNic: g.crossNic, CollNet: g.collNet,
 		MinChannels: g.minChannels, MaxChannels: g.maxChannels, NChannels: g.nChannels, SearchChannels: g.nChannels,
 		BwIntra: g.bwIntra, BwInter: g.bwInter, LatencyInter: g.latencyInter, TypeIntra: g.typeIntra,
-		TypeInter: g.typeInter, SameChannels: g.sameChannels, NHops: g.nHops, Steps: s.steps, Work: s.work, WorkCapped: s.capped,
+		TypeInter: g.typeInter, SameChannels: g.sameChannels, NHops: g.nHops, Steps: s.steps, Work: s.work + s.sortCost, WorkCapped: s.capped,
 		Fallback: s.fallback}
 	for c := 0; c < g.nChannels; c++ {
 		n := s.ngpus

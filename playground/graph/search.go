@@ -27,17 +27,19 @@ const (
 
 // MaxSearchWork bounds the work of one graph search (ring, tree or NVLS),
 // counted in links read: every link a followed path charges, fails on or
-// gives back, and every GPU of a candidate list. NCCL's budgets count
-// steps (ncclTopoSearchRecGpu calls), but the work of a step grows with
-// the GPUs and the length of their paths; workPerStep turns each attempt's
-// step budget into a budget of work as well. This cap is the backstop for
-// a search that walks its whole relaxation ladder without a solution: the
-// largest search seen reads 30 million links (72 PCIe GPUs and 252 NICs
-// without P2P; 0.3 s for ring and tree at load 8), a preset or real dump
-// at most 3 million. A search that reaches the cap stops as if NCCL's
-// global budget had run out, with the best graph found so far (NCCL's
-// PCI-order fallback when none), and Result.Notes says so.
-const MaxSearchWork = 64 << 20
+// gives back, every GPU of a candidate list, and the comparisons of
+// sorting scored candidates. NCCL's budgets count steps
+// (ncclTopoSearchRecGpu calls), but the work of a step grows with the GPUs
+// and the length of their paths; workPerStep turns each attempt's step
+// budget into a budget of work as well. This cap is the backstop for a
+// search that walks its whole relaxation ladder without a solution: the
+// largest search that ends by itself reads 60 million (72 PCIe GPUs and
+// 252 NICs on two hosts, 0.3 s), a preset or real dump at most 3 million;
+// a 72-GPU NVLink mesh with 256 NICs on two hosts reaches the cap (it ran
+// into ncclsim's 30 s timeout before). A search that reaches the cap stops
+// as if NCCL's global budget had run out, with the best graph found so far
+// (NCCL's PCI-order fallback when none), and Result.Notes says so.
+const MaxSearchWork = 96 << 20
 
 // workPerStep turns NCCL's step budgets into budgets of work: an attempt
 // of searchTimeout steps may also read at most searchTimeout x workPerStep
@@ -161,7 +163,9 @@ type searcher struct {
 	// work counts what the search reads, in links: each path followed
 	// counts its links, each candidate list its GPUs (see MaxSearchWork);
 	// capped is set when it reached workCap.
-	// attemptEnd is the work at which the current attempt's budget ends.
+	// attemptEnd is the work at which the current attempt's budget ends;
+	// sortCost is the rest of what sorting costs, counted against workCap.
+	sortCost   int64
 	work       int64
 	workCap    int64
 	attemptEnd int64
@@ -665,8 +669,13 @@ func (s *searcher) nextIntra(g *state, gpu, step, sortNet int) []int {
 func (s *searcher) nextScored(g *state, gpu, step, sortNet, netIdx int) []int {
 	scores := s.scores(gpu, netIdx, uint64(1)<<uint(g.nChannels))
 	// Scoring reads every GPU, and sorting n scores costs about n log2 n
-	// comparisons.
-	s.work += int64(s.ngpus + len(scores)*bits.Len(uint(len(scores))))
+	// comparisons; each costs about three link reads more (measured: a
+	// 72-GPU NVLink mesh with 256 NICs on two hosts spent 60% of its time
+	// here), which count against MaxSearchWork only, so that the attempts'
+	// budgets stay as they were.
+	nlog := int64(len(scores) * bits.Len(uint(len(scores))))
+	s.work += int64(s.ngpus) + nlog
+	s.sortCost += 3 * nlog
 	next := s.buf(g, step)[:len(scores)]
 	sameIntra := true
 	for i := 1; i < len(scores); i++ {
@@ -865,10 +874,12 @@ func (s *searcher) recGPU(gpu, step, backToNet, backToFirst, forced int) {
 		s.time = 0
 		return
 	}
+	if s.work+s.sortCost >= s.workCap {
+		s.capped = true
+		s.time = 0
+		return
+	}
 	if s.work >= s.attemptEnd {
-		if s.work >= s.workCap {
-			s.capped = true
-		}
 		s.time = 0
 		return
 	}

@@ -3,6 +3,7 @@ package ncclenv
 import (
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -77,4 +78,30 @@ func hasOctalPrefix(s string) bool {
 		return s[i] == '0'
 	}
 	return false
+}
+
+// TestOctalWarns: a number with a leading 0 is read as octal by NCCL and
+// gets a warning naming the value NCCL uses; plain zero, decimals and hex
+// stay silent.
+func TestOctalWarns(t *testing.T) {
+	for _, c := range []struct {
+		val, want string
+	}{
+		{"010", `NCCL reads "010" as 8: its strtoll (base 0) takes a leading 0 for octal; write 10 if the decimal number was meant`},
+		{" 017", `NCCL reads "017" as 15`},
+		{"0", ""},
+		{"10", ""},
+		{"0x10", ""},
+	} {
+		p, ok := checkInt(c.val)
+		if c.want == "" {
+			if ok {
+				t.Errorf("%q: problem %q, want none", c.val, p.Message)
+			}
+			continue
+		}
+		if !ok || p.Severity != Warning || !strings.Contains(p.Message, c.want) {
+			t.Errorf("%q: problem %+v, want a warning holding %q", c.val, p, c.want)
+		}
+	}
 }

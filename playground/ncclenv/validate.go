@@ -220,8 +220,19 @@ func checkInt(val string) (Problem, bool) {
 		return Problem{Severity: Error, Kind: BadValue, Message: "not an integer; NCCL's strtoll reads it as 0"}, true
 	case c.Rest != "":
 		return Problem{Severity: Error, Kind: BadValue, Message: fmt.Sprintf("trailing %q is not part of an integer; NCCL reads %d and ignores the rest", c.Rest, c.Value)}, true
+	case isOctal(val):
+		v := strings.TrimSpace(val)
+		dec := strings.TrimLeft(strings.TrimLeft(v, "+-"), "0")
+		return Problem{Severity: Warning, Kind: BadValue, Message: fmt.Sprintf("NCCL reads %s as %d: its strtoll (base 0) takes a leading 0 for octal; write %s if the decimal number was meant", strconv.Quote(v), c.Value, dec)}, true
 	}
 	return Problem{}, false
+}
+
+// isOctal reports whether strtoll with base 0 reads val as an octal
+// number of two digits or more (a leading 0 then a digit).
+func isOctal(val string) bool {
+	s := strings.TrimLeft(strings.TrimSpace(val), "+-")
+	return len(s) >= 2 && s[0] == '0' && s[1] >= '0' && s[1] <= '7'
 }
 
 // maxChannels is NCCL's MAXCHANNELS (src/include/device.h).
@@ -278,11 +289,22 @@ func checkBuffSize(val string) (Problem, bool) {
 		return p, bad
 	}
 	c := ParseCInt(val)
+	if c.Digits && c.Value > 0 && c.Value < smallBuffer {
+		return Problem{Severity: Warning, Kind: BadValue, Message: fmt.Sprintf("a buffer of %d bytes; NCCL takes it without a check and splits it into its %d steps (%d bytes each), far less than the defaults of hundreds of KiB to 4 MiB; the model's tuning and estimates do not read buffer sizes, so their numbers do not show the cost", c.Value, ncclSteps, c.Value/ncclSteps)}, true
+	}
 	if !c.Digits || c.Value == -2 || c.Value > 0 {
 		return Problem{}, false
 	}
 	return Problem{Severity: Warning, Kind: BadValue, Message: fmt.Sprintf("a buffer of %d bytes; NCCL takes every value but -2 as the buffer size in bytes without a check (a zero or negative size is not replaced by the default); leave it unset (or -2) for the default", c.Value)}, true
 }
+
+// ncclSteps is NCCL_STEPS (src/include/device.h), the slots a connection's
+// buffer is split into; smallBuffer is where a buffer size gets a warning
+// (a choice: 8 KiB steps, far under any default).
+const (
+	ncclSteps   = 8
+	smallBuffer = 64 << 10
+)
 
 // checkThreads mirrors getNthreads
 // (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/tuning.cc#L17-L34):

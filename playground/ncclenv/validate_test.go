@@ -143,6 +143,9 @@ func TestValidate(t *testing.T) {
 		{map[string]string{"NCCL_MIN_NCHANNELS": "8", "NCCL_BUFFSIZE": "-2", "NCCL_LL_BUFFSIZE": "1048576"}, nil},
 		// computeBuffSizes (init.cc): only -2 means the default.
 		{map[string]string{"NCCL_BUFFSIZE": "0"}, []want{{"NCCL_BUFFSIZE", Warning, BadValue, "without a check"}}},
+		// A positive size under 64 KiB: NCCL takes it, 8 steps of a few bytes.
+		{map[string]string{"NCCL_BUFFSIZE": "1"}, []want{{"NCCL_BUFFSIZE", Warning, BadValue, "8 steps (0 bytes each)"}}},
+		{map[string]string{"NCCL_LL_BUFFSIZE": "65536"}, nil},
 		{map[string]string{"NCCL_LL128_BUFFSIZE": "-1"}, []want{{"NCCL_LL128_BUFFSIZE", Warning, BadValue, "a buffer of -1 bytes"}}},
 	}
 	for _, tt := range tests {

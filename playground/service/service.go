@@ -372,7 +372,11 @@ func (s *Service) build(ctx context.Context, req *Request) (*built, error) {
 	if err != nil {
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
-			return nil, fieldErr("nodes", "the graph search did not finish within "+wait.String())
+			field := "nodes" // the page has no timeout of its own; more nodes take longer
+			if req.Timeout > 0 {
+				field = "timeout"
+			}
+			return nil, fieldErr(field, "the graph search did not finish within "+wait.String())
 		case errors.Is(err, context.Canceled):
 			return nil, err
 		case strings.Contains(err.Error(), "replicate"):

@@ -58,8 +58,8 @@ const (
 	MaxBatch  = 1 << 20
 	MaxSeqLen = 1 << 24
 	// MaxSolveTargets bounds the target speedups of one step question
-	// (--solve-speedup): each costs some 80 DDP projections, and a
-	// reader compares a handful.
+	// (--solve-speedup): each costs two DDP projections and some 80
+	// replays of the timeline, and a reader compares a handful.
 	MaxSolveTargets = 4
 )
 

@@ -523,3 +523,63 @@ func FuzzBucketCount(f *testing.F) {
 		}
 	})
 }
+
+// TestDDPPlanMatchesProjection: the solver's replay of a DDP timeline gives
+// ProjectDDP's speedup bit for bit, for several compute scales (from
+// communication-bound to compute-bound), bucket layouts and one GPU.
+func TestDDPPlanMatchesProjection(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		cfg  DDPConfig
+		n    int
+	}{
+		{"96 tensors, default buckets", DDPConfig{Params: 1e9, GradDtype: tune.BFloat16, Layers: 24, TensorsPerLayer: 4, ForwardMs: 1, BackwardMs: 2, OptimizerMs: 0.5}, 8},
+		{"4,096 one-tensor buckets", DDPConfig{Params: 4194304, GradDtype: tune.BFloat16, Layers: 64, TensorsPerLayer: 64, BucketCapBytes: 2048, ForwardMs: 3, BackwardMs: 7}, 16},
+		{"one GPU", DDPConfig{Params: 1e8, GradDtype: tune.Float32, Layers: 8, TensorsPerLayer: 2, ForwardMs: 1, BackwardMs: 2}, 1},
+	} {
+		comm := &fakeComm{n: tt.n, usPerMiB: 500, latUs: 50}
+		plan, err := planDDP(context.Background(), tt.cfg, comm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []float64{1e-9, 1e-3, 0.37, 1, 42, 1e9} {
+			c := tt.cfg
+			c.ForwardMs, c.BackwardMs, c.OptimizerMs = c.ForwardMs*k, c.BackwardMs*k, c.OptimizerMs*k
+			r, err := ProjectDDP(context.Background(), c, comm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := plan.speedup(c.ForwardMs, c.BackwardMs, c.OptimizerMs); got != r.Speedup {
+				t.Errorf("%s, scale %v: replay %v, ProjectDDP %v", tt.name, k, got, r.Speedup)
+			}
+		}
+	}
+}
+
+// TestSolveDDPComputeCostCalls: the solver times each bucket twice (once
+// for the plan its bisection replays, once for the projection it
+// returns), not once per bisection step: at the bucket cap that was 82
+// projections of 1,048,576 tensors per target, 0.8 s each (issue 18's
+// re-run of the attack, F2).
+func TestSolveDDPComputeCostCalls(t *testing.T) {
+	comm := &fakeComm{n: 8, usPerMiB: 500, latUs: 50}
+	cfg := DDPConfig{Params: 4194304, GradDtype: tune.BFloat16, Layers: 64, TensorsPerLayer: 64, BucketCapBytes: 2048, ForwardMs: 1, BackwardMs: 2}
+	if _, _, err := SolveDDPCompute(context.Background(), cfg, comm, 4); err != nil {
+		t.Fatal(err)
+	}
+	if buckets := cfg.BucketCount(); comm.calls != 2*buckets {
+		t.Errorf("%d Cost calls for %d buckets, want %d", comm.calls, buckets, 2*buckets)
+	}
+}
+
+// BenchmarkSolveDDPCompute solves one target at the tensor cap
+// (MaxTensors tensors in about 4,000 buckets).
+func BenchmarkSolveDDPCompute(b *testing.B) {
+	comm := &fakeComm{n: 32, usPerMiB: 50, latUs: 20}
+	cfg := DDPConfig{Params: 53e9, GradDtype: tune.BFloat16, Layers: 1024, TensorsPerLayer: 1024, ForwardMs: 1, BackwardMs: 2}
+	for b.Loop() {
+		if _, _, err := SolveDDPCompute(context.Background(), cfg, comm, 20); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

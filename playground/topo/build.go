@@ -129,6 +129,9 @@ func (b *builder) create(t NodeType, id int64, line int) (*bnode, error) {
 	if len(b.nodes[t]) >= MaxNodesPerType {
 		return nil, lineErr(line, "too many %s nodes (NCCL's limit is %d)", t, MaxNodesPerType)
 	}
+	if t == CPU && len(b.nodes[t]) >= MaxCPUs {
+		return nil, lineErr(line, "more than %d CPUs (NUMA nodes) on one host: the largest servers have 32, and NCCL links every pair of them, so the model reads at most %d", MaxCPUs, MaxCPUs)
+	}
 	if t == NET && len(b.nodes[t]) >= MaxNICs {
 		return nil, lineErr(line, "more than %d NICs on one host (NCCL's IB transport exposes at most MAX_IB_VDEVS = %d network devices)", MaxNICs, MaxNICs)
 	}
@@ -422,6 +425,9 @@ func (b *builder) addPCI(e *element, parent *bnode, numa int) error {
 	if !known {
 		b.warn(e.line, "link_speed %q not in NCCL's table; it assumes 60 (8 GT/s) per lane", speed)
 	}
+	if width > 32 {
+		b.warn(e.line, "link_width=%d: PCIe links are at most 32 lanes wide; NCCL computes width * speed / 80 as it is, %.1f GB/s for this link", width, bw)
+	}
 	if width < 0 {
 		b.warn(e.line, "link_width=%d is negative; NCCL computes width * speed / 80 as it is, a bandwidth of %.1f GB/s for this PCI link, so no path through it has usable bandwidth", width, bw)
 	}
@@ -503,6 +509,9 @@ func (b *builder) addGPU(pciEl, g *element, parent *bnode, busID int64, busStr s
 	sm, err := b.reqInt(g, "sm")
 	if err != nil {
 		return err
+	}
+	if sm < 30 || sm > 130 {
+		b.warn(g.line, "sm=%d is no GPU's compute capability (NVIDIA's run from 30 to 120); NCCL takes it as it is for its bandwidth tables and tuning", sm)
 	}
 	dev, err := b.reqInt(g, "dev")
 	if err != nil {
@@ -589,6 +598,9 @@ func (b *builder) addNIC(e *element, nic *bnode) error {
 		}
 		ni.SpeedMbs = b.optInt(n, "speed", 0)
 		if ni.SpeedMbs <= 0 {
+			if _, given := n.attr("speed"); given {
+				b.warn(n.line, "NIC speed=%d Mb/s: NCCL takes 10,000 Mb/s (10 Gb/s) for a speed of 0 or less, as some NICs report -1", ni.SpeedMbs)
+			}
 			ni.SpeedMbs = 10000 // some NICs report -1
 		}
 		ni.Bw = float32(float64(ni.SpeedMbs) / 8000.0)
@@ -700,6 +712,9 @@ func (b *builder) addNVLink(e *element, parentBus string) error {
 		return err
 	}
 	t, _ := kvPrefix(tclass, pciClassKeys, pciClassValues, int(PCI))
+	if count < 1 || count > maxNVLinksPerGPU {
+		b.warn(e.line, "NVLink count=%d: NCCL multiplies one NVLink's bandwidth by it as it is (a GPU has 1 to %d NVLinks to one peer), so this link carries %.1f GB/s", count, maxNVLinksPerGPU, float32(count)*NVLinkBw(d.gpu.SM))
+	}
 	nvlBw := NVLinkBw(d.gpu.SM)
 	bw := float32(count) * nvlBw
 	switch NodeType(t) {

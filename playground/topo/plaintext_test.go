@@ -1,8 +1,11 @@
 package topo
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/distributed-nav/distributed-nav/playground/topo/topotest"
 )
 
 // TestPlainText: escape sequences go whole, in their 7-bit and C1 forms,
@@ -99,5 +102,21 @@ func TestControlsInXML(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCPUCap: MaxCPUs CPUs are read (every pair linked, as NCCL links
+// them); one more is refused on the line of the CPU past the cap.
+func TestCPUCap(t *testing.T) {
+	sys, _, err := ParseXML(strings.NewReader(topotest.CPUs(MaxCPUs, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := sys.Count(CPU); n != MaxCPUs {
+		t.Errorf("%d CPUs read, want %d", n, MaxCPUs)
+	}
+	_, _, err = ParseXML(strings.NewReader(topotest.CPUs(MaxCPUs+1, 1)))
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d CPUs (NUMA nodes) on one host", MaxCPUs)) {
+		t.Errorf("error %v, want the CPU cap", err)
 	}
 }

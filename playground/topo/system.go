@@ -46,6 +46,17 @@ const (
 	// NCCL's per-host rank arrays; a host with more GPUs gets a warning,
 	// and model.Search refuses to search graphs for it.
 	MaxLocalRanks = 72
+	// MaxCPUs is the most CPU (NUMA node) nodes of one host the model
+	// reads. NCCL links every pair of CPUs (ncclTopoConnectCpus), so the
+	// links and the path work grow with their square: 560 CPUs made 156,520
+	// links, 3.6 s of CPU in ncclsim topo and 156,552 paths in the page's
+	// figure. The largest servers have 32 NUMA nodes (8 sockets with 4
+	// sub-NUMA clusters each); twice that is the cap, refused with a
+	// message before the path work.
+	MaxCPUs = 64
+	// maxNVLinksPerGPU is the most NVLinks of one GPU (H100 and B200 have
+	// 18); a count outside 1..18 gets a warning.
+	maxNVLinksPerGPU = 18
 )
 
 // NVLinkBw returns the bandwidth of one NVLink for a GPU of the given compute

@@ -23,6 +23,11 @@ func runTopo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *timeout <= 0 {
+		// The search always has NCCL's step and work budgets; a wall-clock
+		// limit of zero or less would mean none at all.
+		return usagef("--timeout: %v is not a positive duration (for example 30s)", *timeout)
+	}
 	req, err := sf.request(stdin)
 	if err != nil {
 		return err

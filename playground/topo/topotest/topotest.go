@@ -113,3 +113,22 @@ func NICs(n int) string {
 func WithNICs(x string, n int) string {
 	return strings.Replace(x, "</cpu>", NICs(n)+"</cpu>", 1)
 }
+
+// CPUs returns a host of n CPUs (NUMA nodes, each its own <cpu>) with
+// gpus sm 90 GPUs on root ports of the first: NCCL links every pair of
+// CPUs, so this is the shape whose links grow with the square of n.
+func CPUs(n, gpus int) string {
+	var b strings.Builder
+	b.WriteString(`<system version="1">`)
+	for c := range n {
+		fmt.Fprintf(&b, `<cpu numaid="%d" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">`, c)
+		if c == 0 {
+			for g := range gpus {
+				fmt.Fprintf(&b, `<pci busid="0000:%02x:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="%d" sm="90" rank="%d" gdr="1"/></pci>`, 0x10+g, g, g)
+			}
+		}
+		b.WriteString(`</cpu>`)
+	}
+	b.WriteString(`</system>`)
+	return b.String()
+}

@@ -6,13 +6,13 @@
 // redraws; the static view is hidden once the live one works.
 import { Engine } from './engine.js';
 import { h, setError, markRendered } from './ui.js';
-import { readState, writeState, decodeXML, unusedParams } from './state.js';
+import { readState, writeState, decodeXML, unusedParams, queryCut, MAX_QUERY } from './state.js';
 import { topologyWidget } from './topology.js';
 import { algorithmsWidget } from './algorithms.js';
 import { estimatorWidget } from './estimator.js';
 import { stepWidget } from './step.js';
 import { doctorWidget } from './doctor.js';
-import { PRESETS } from './constants.js';
+import { LIMITS, PRESETS, mib } from './constants.js';
 
 const widgets = {
   topology: topologyWidget,
@@ -68,7 +68,8 @@ async function boot() {
   // contentful paint); the live inputs are built after that frame.
   await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
   const state = readState();
-  const xml = await decodeXML();
+  const linkXML = await decodeXML(LIMITS.xmlBytes);
+  const xml = linkXML || '';
   const w = make({ engine, presets: PRESETS, state, xml, defaultPreset: app.dataset.preset || PRESETS[0].name, update: () => update() });
 
   const general = h('p', { class: 'pg-error', role: 'alert' });
@@ -101,7 +102,9 @@ async function boot() {
     if (linkChecked) return;
     linkChecked = true;
     const unused = unusedParams(state, form, w.state());
-    if (window.location.hash.startsWith('#xml=') && !xml) unused.push('#xml= (the topology in the link could not be read)');
+    if (queryCut()) unused.unshift(`the link's query past its first ${MAX_QUERY / 1024} KiB (it is ${Math.round(queryCut() / 1024)} KiB)`);
+    if (linkXML === null) unused.push(`#xml= (the topology in the link unpacks to more than ${mib(LIMITS.xmlBytes)}, the limit)`);
+    else if (window.location.hash.startsWith('#xml=') && !xml) unused.push('#xml= (the topology in the link could not be read)');
     if (!unused.length) return;
     // A few names, each cut short, say enough; a hostile link can hold
     // thousands.

@@ -5,8 +5,27 @@
 
 export const MAX_LINK_XML = 24 * 1024; // encoded characters
 
+// MAX_QUERY is how much of a link's query readState reads, in characters:
+// a page's inputs, every variable the model takes included, fit in a few
+// KB, and parsing a hostile 257 KB query of 11,000 parameters (and naming
+// them) cost 50-180 ms of the page's first task. A choice of the page,
+// not a model limit; queryCut says what was left unread.
+export const MAX_QUERY = 32 * 1024;
+
+// queryCut returns the length of the link's query when it is over
+// MAX_QUERY (readState then read only its first parameters), else 0.
+export function queryCut() {
+  return window.location.search.length > MAX_QUERY ? window.location.search.length : 0;
+}
+
 export function readState() {
-  const q = new URLSearchParams(window.location.search);
+  let search = window.location.search;
+  if (search.length > MAX_QUERY) {
+    // Whole parameters only: up to the last '&' within the cap.
+    search = search.slice(0, MAX_QUERY);
+    search = search.slice(0, Math.max(1, search.lastIndexOf('&')));
+  }
+  const q = new URLSearchParams(search);
   const st = {};
   for (const [k, v] of q) {
     if (k === 'env') {
@@ -72,13 +91,51 @@ export async function encodeXML(xml) {
   }
 }
 
-// decodeXML reads the #xml fragment of the current URL, or returns ''.
-export async function decodeXML() {
+// inflate returns the deflate-raw stream in bytes decompressed, or null as
+// soon as it passes maxBytes: deflate packs up to about 1,000 bytes into
+// one, so a link of MAX_LINK_XML characters could otherwise unpack to
+// tens of MB on the page before any cap saw it.
+// The chunks arrive as resolved promises, all in one task; every
+// INFLATE_YIELD bytes the loop gives the page a turn (unpacking 2 MiB in
+// one go was a task of 130 ms under load).
+const INFLATE_YIELD = 256 * 1024;
+async function inflate(bytes, maxBytes) {
+  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw')).getReader();
+  const parts = [];
+  let n = 0;
+  let next = INFLATE_YIELD;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    n += value.length;
+    if (n > maxBytes) {
+      reader.cancel();
+      return null;
+    }
+    parts.push(value);
+    if (n >= next) {
+      next += INFLATE_YIELD;
+      await new Promise((r) => setTimeout(r, 0));
+    }
+  }
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+// decodeXML reads the #xml fragment of the current URL; it returns '' when
+// there is none or it cannot be read, and null when it unpacks to more
+// than maxBytes.
+export async function decodeXML(maxBytes) {
   const m = /^#xml=([A-Za-z0-9_-]+)$/.exec(window.location.hash);
   if (!m || typeof DecompressionStream === 'undefined' || m[1].length > MAX_LINK_XML) return '';
   try {
-    const raw = await pipe(fromB64url(m[1]), new DecompressionStream('deflate-raw'));
-    return new TextDecoder().decode(raw);
+    const raw = await inflate(fromB64url(m[1]), maxBytes);
+    return raw ? new TextDecoder().decode(raw) : null;
   } catch (e) {
     return '';
   }
@@ -94,13 +151,14 @@ export async function decodeXML() {
 // field, so it counts as taken).
 export function unusedParams(st, form, wState) {
   const out = [];
+  const envTaken = new Set((wState.env || []).map((e) => e.trim()));
   for (const [k, v] of Object.entries(st)) {
+    const el = form.elements.namedItem(k);
     for (const x of Array.isArray(v) ? v : [v]) {
       if (x === '') continue;
-      const el = form.elements.namedItem(k);
       let used;
       if (k === 'env') {
-        used = (wState.env || []).some((e) => e.trim() === x.trim());
+        used = envTaken.has(x.trim());
       } else if (el && el.tagName && el.type !== 'checkbox' && el.type !== 'file') {
         used = el.value === x;
       } else if (Object.prototype.hasOwnProperty.call(wState, k)) {

@@ -83,19 +83,29 @@ function call(id, fn, req) {
   }
   let json;
   let figures = null;
+  let dead = false;
   try {
     const r = api[fn](arg);
     if (typeof r === 'string') {
       json = r;
-    } else {
+    } else if (r && typeof r === 'object') {
       json = r.json;
       figures = r.figures;
+    } else {
+      // A Go runtime that died during the call (out of memory, for one)
+      // returns nothing.
+      dead = true;
     }
   } catch (e) {
     // The Go side recovers its own panics; this catches a dead runtime.
-    json = JSON.stringify({ error: { field: '', message: `the playground module failed: ${e && e.message ? e.message : e}` } });
+    dead = true;
+  }
+  if (dead) {
+    api = null;
+    json = JSON.stringify({ error: { field: '', message: 'The playground module stopped while answering this input (it may have run out of memory); it has been started again. Try a smaller input.' } });
   }
   self.postMessage({ type: 'result', id, json, figures, ms: performance.now() - t0 });
+  if (dead) self.postMessage({ type: 'fatal', message: 'the playground module stopped' });
 }
 
 self.onmessage = (ev) => {
