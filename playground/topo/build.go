@@ -712,6 +712,13 @@ func (b *builder) addNVLink(e *element, parentBus string) error {
 		return err
 	}
 	t, _ := kvPrefix(tclass, pciClassKeys, pciClassValues, int(PCI))
+	if count < 0 {
+		// The link's bandwidth (count x the per-link figure) would be
+		// below zero, and so would every path through it: no answer of
+		// the model means anything after that, so the file is refused
+		// here, where the line is known.
+		return lineErr(e.line, "NVLink count=%d is negative: NCCL would give this link %.1f GB/s, which no path can use (a GPU has 1 to %d NVLinks to one peer)", count, float32(count)*NVLinkBw(d.gpu.SM), maxNVLinksPerGPU)
+	}
 	if count < 1 || count > maxNVLinksPerGPU {
 		b.warn(e.line, "NVLink count=%d: NCCL multiplies one NVLink's bandwidth by it as it is (a GPU has 1 to %d NVLinks to one peer), so this link carries %.1f GB/s", count, maxNVLinksPerGPU, float32(count)*NVLinkBw(d.gpu.SM))
 	}

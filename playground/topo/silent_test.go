@@ -24,7 +24,7 @@ func TestSilentValuesWarn(t *testing.T) {
 	}
 	cases := []struct{ name, xml, warn string }{
 		{"NVLink count of a million", host(gpu("90", link("1000000"))), "NVLink count=1000000: NCCL multiplies one NVLink's bandwidth by it"},
-		{"negative NVLink count", host(gpu("90", link("-4"))), "NVLink count=-4"},
+		{"NVLink count 0", host(gpu("90", link("0"))), "NVLink count=0: NCCL multiplies one NVLink's bandwidth by it"},
 		{"sm 1000", host(gpu("1000", "")), "sm=1000 is no GPU's compute capability"},
 		{"sm 10", host(gpu("10", "")), "sm=10 is no GPU's compute capability"},
 		{"NIC speed 0", host(gpu("90", "") + nic("0")), "NIC speed=0 Mb/s: NCCL takes 10,000 Mb/s"},
@@ -43,6 +43,12 @@ func TestSilentValuesWarn(t *testing.T) {
 		if !strings.Contains(strings.Join(all, "\n"), c.warn) {
 			t.Errorf("%s: warnings %q lack %q", c.name, all, c.warn)
 		}
+	}
+	// A negative NVLink count is refused with its line: the bandwidth it
+	// gives (count x the per-link figure) is below zero, and the
+	// estimator then found no path class and blamed --coll (attack F7).
+	if _, _, err := ParseXML(strings.NewReader(host(gpu("90", link("-4"))))); err == nil || !strings.Contains(err.Error(), "line 1: NVLink count=-4 is negative") {
+		t.Errorf("negative NVLink count: error %v", err)
 	}
 	// Values every real dump has stay silent: 2 NVLinks, sm 90, 100 Gb/s.
 	_, warns, err := ParseXML(strings.NewReader(host(gpu("90", link("2")) + nic("100000"))))
