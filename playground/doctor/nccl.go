@@ -120,12 +120,7 @@ func isShmFailure(msg string) bool {
 	if strings.Contains(msg, "attaching to shared memory segment") {
 		return false
 	}
-	for _, k := range shmFailures {
-		if strings.Contains(msg, k) {
-			return true
-		}
-	}
-	return strings.Contains(msg, "No space left on device") && strings.Contains(msg, "shm")
+	return containsAny(msg, shmFailures) || strings.Contains(msg, "No space left on device") && strings.Contains(msg, "shm")
 }
 
 // shmFailures are the parts of the failure messages of NCCL's /dev/shm

@@ -239,14 +239,7 @@ func ncclErrorClass(raw string) int {
 			}
 		}
 	}
-	ctx := false
-	for _, c := range errorReportContexts {
-		if strings.Contains(low, c) {
-			ctx = true
-			break
-		}
-	}
-	if !ctx {
+	if !containsAny(low, errorReportContexts) {
 		return 0
 	}
 	for _, k := range resultTexts() {
@@ -286,10 +279,8 @@ func namesBlackwell(raw string) bool {
 		return false
 	}
 	low := strings.ToLower(raw)
-	for _, k := range blackwellNames {
-		if strings.Contains(low, k) {
-			return true
-		}
+	if containsAny(low, blackwellNames) {
+		return true
 	}
 	for i := strings.Index(low, "rtx 50"); i >= 0; {
 		t := low[i+len("rtx 50"):]
@@ -351,10 +342,7 @@ func explainDriverVersion(lines []LineRef, s *Summary) string {
 // cudaRelease reads "11.0" (VersionSeen.CUDA, from "NCCL version
 // 2.18.1+cuda11.0"), with or without the "cuda" prefix.
 func cudaRelease(s string) (major, minor int, ok bool) {
-	a, b, _ := strings.Cut(strings.TrimPrefix(s, "cuda"), ".")
-	major, err1 := strconv.Atoi(a)
-	minor, err2 := strconv.Atoi(b)
-	return major, minor, err1 == nil && err2 == nil
+	return majorMinor(strings.TrimPrefix(s, "cuda"))
 }
 
 // signalNames are the signals torchrun reports most (Linux numbers).
@@ -475,12 +463,6 @@ func (d *diagnoser) blackwellOldNCCL() (Diagnosis, bool) {
 // releaseBefore reports whether version "2.25.1" is older than
 // major.minor.
 func releaseBefore(version string, major, minor int) bool {
-	a, rest, _ := strings.Cut(version, ".")
-	b, _, _ := strings.Cut(rest, ".")
-	ma, err1 := strconv.Atoi(a)
-	mi, err2 := strconv.Atoi(b)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	return ma < major || ma == major && mi < minor
+	ma, mi, ok := majorMinor(version)
+	return ok && (ma < major || ma == major && mi < minor)
 }
