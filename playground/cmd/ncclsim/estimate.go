@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
@@ -78,21 +77,13 @@ func newService(calPath string) (*service.Service, error) {
 	if calPath == "" {
 		return svc, nil
 	}
-	f, err := os.Open(calPath)
+	// readInput stops one byte past the limit, so an endless stream (a
+	// FIFO, /dev/zero) ends there and a file over it is refused by size.
+	text, err := readInput(calPath, nil, estimate.MaxCalibrationBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read calibration: %w", err)
 	}
-	defer f.Close()
-	// Read one byte past the limit, so that an endless stream (a FIFO,
-	// /dev/zero) stops there and a file over it is refused by size.
-	b, err := io.ReadAll(io.LimitReader(f, estimate.MaxCalibrationBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read calibration: %w", err)
-	}
-	if len(b) > estimate.MaxCalibrationBytes {
-		return nil, fmt.Errorf("%s: larger than %d bytes, the limit for a calibration file", calPath, estimate.MaxCalibrationBytes)
-	}
-	c, err := estimate.ParseCalibration(b)
+	c, err := estimate.ParseCalibration([]byte(text))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", calPath, err)
 	}

@@ -122,6 +122,9 @@ func flagName(field string) string {
 // openInput opens name, or returns stdin for "-".
 func openInput(name string, stdin io.Reader) (io.Reader, func(), error) {
 	if name == "-" {
+		if stdin == nil {
+			return nil, nil, fmt.Errorf("%s: standard input is not read here", name)
+		}
 		return stdin, func() {}, nil
 	}
 	f, err := os.Open(name)
