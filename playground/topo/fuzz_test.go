@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/distributed-nav/distributed-nav/playground/controls"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
 	"github.com/distributed-nav/distributed-nav/playground/topo"
 )
@@ -71,5 +72,5 @@ func FuzzParseTopologyXML(f *testing.F) {
 
 // hasControl reports whether s holds a C0 or C1 control character or DEL.
 func hasControl(s string) bool {
-	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r >= 0x7f && r <= 0x9f })
+	return strings.ContainsFunc(s, controls.Is)
 }

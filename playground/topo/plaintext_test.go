@@ -29,21 +29,6 @@ func TestPlainText(t *testing.T) {
 	}
 }
 
-// TestEscapeControls: controls are written as Go escapes, the rest kept.
-func TestEscapeControls(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{"plain ×8", "plain ×8"},
-		{"X\x1b]0;t\x07", `X\x1b]0;t\x07`},
-		{"cpu\u009b", `cpu\u009b`},
-		{"del\x7f", `del\x7f`},
-	}
-	for _, c := range cases {
-		if got := escapeControls(c.in); got != c.want {
-			t.Errorf("escapeControls(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
-
 // TestControlsInXML: no control character of the file reaches a value the
 // model keeps, a warning or an error. Go's decoder refuses C0 controls in
 // names and attribute values but passes DEL and C1 (U+0080-U+009F) in

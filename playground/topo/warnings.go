@@ -1,6 +1,10 @@
 package topo
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/distributed-nav/distributed-nav/playground/controls"
+)
 
 // MaxWarningsPerKind is how many warnings of one kind (one message
 // template, such as "unknown element <%s> inside <%s>") ParseXML reports;
@@ -48,7 +52,7 @@ func (w *warnings) add(line int, format string, args ...any) {
 	}
 	// Every message may quote the input (a name, a directive's keyword);
 	// none may carry a control sequence to the terminal or the page.
-	w.list = append(w.list, Warning{Line: line, Message: escapeControls(msg)})
+	w.list = append(w.list, Warning{Line: line, Message: controls.Escape(msg)})
 }
 
 // result returns the warnings in input order, each capped kind followed by

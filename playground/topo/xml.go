@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/distributed-nav/distributed-nav/playground/controls"
 )
 
 // Input limits. NCCL's own reader allows 256 XML nodes per host
@@ -61,7 +63,7 @@ func (e *LineError) Error() string {
 }
 
 func lineErr(line int, format string, args ...any) error {
-	return &LineError{Line: line, Msg: escapeControls(fmt.Sprintf(format, args...))}
+	return &LineError{Line: line, Msg: controls.Escape(fmt.Sprintf(format, args...))}
 }
 
 // xmlAttr is one attribute as written; ns is the resolved namespace.
@@ -244,7 +246,7 @@ func (r *xmlReader) explain(err error, open []*element) error {
 	if se.Msg != "unexpected EOF" {
 		// The decoder quotes the bad name it read ("invalid XML name:
 		// cpu\u009b") raw.
-		return &LineError{Line: se.Line, Msg: escapeControls(strings.TrimPrefix(se.Msg, "xml: "))}
+		return &LineError{Line: se.Line, Msg: controls.Escape(strings.TrimPrefix(se.Msg, "xml: "))}
 	}
 	rest := bytes.TrimLeftFunc(r.src[min(int(r.off), len(r.src)):], isSpace)
 	line := r.line + bytes.Count(r.src[min(int(r.off), len(r.src)):len(r.src)-len(rest)], []byte("\n"))
@@ -417,38 +419,7 @@ func cleanValue(s string) string {
 }
 
 // hasControl reports whether s holds a C0 or C1 control or DEL.
-func hasControl(s string) bool {
-	for _, r := range s {
-		if isControl(r) {
-			return true
-		}
-	}
-	return false
-}
-
-// isControl reports whether r is a C0 or C1 control or DEL.
-func isControl(r rune) bool { return r < 0x20 || (r >= 0x7f && r <= 0x9f) }
-
-// escapeControls returns s with every C0 or C1 control and DEL written as
-// a Go escape (\x1b, \u009b), for messages that quote input: the reader
-// sees what the file holds and the terminal obeys none of it.
-func escapeControls(s string) string {
-	if !hasControl(s) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r < 0x80 && isControl(r):
-			fmt.Fprintf(&b, "\\x%02x", r)
-		case isControl(r):
-			fmt.Fprintf(&b, "\\u%04x", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+func hasControl(s string) bool { return strings.ContainsFunc(s, controls.Is) }
 
 // Description returns the text of the first "<!-- description: ... -->"
 // comment with non-empty text before the root element of a topology file,

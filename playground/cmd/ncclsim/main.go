@@ -46,7 +46,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
+
+	"github.com/distributed-nav/distributed-nav/playground/controls"
 )
 
 // command is one subcommand. To add one, write its run function in its own
@@ -104,40 +105,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err := c.run(ctx, args[1:], stdin, stdout, stderr)
 		code := exitStatus(err)
 		if code != 0 {
-			fmt.Fprintf(stderr, "ncclsim %s: %s\n", c.name, escapeControls(err.Error()))
+			fmt.Fprintf(stderr, "ncclsim %s: %s\n", c.name, controls.Escape(err.Error(), '\n', '\t'))
 		}
 		return code
 	}
 	fmt.Fprintf(stderr, "ncclsim: unknown command %q\n", args[0])
 	printUsage(stderr)
 	return 2
-}
-
-// escapeControls writes every control character of s but line breaks and
-// tabs (C0, DEL and C1, which a terminal may obey) as a Go escape: an
-// error message may quote a flag's value or a file name the user pasted.
-func escapeControls(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case !isControl(r):
-			b.WriteRune(r)
-		case r < 0x80:
-			fmt.Fprintf(&b, "\\x%02x", r)
-		default:
-			fmt.Fprintf(&b, "\\u%04x", r)
-		}
-	}
-	return b.String()
-}
-
-// isControl reports whether r is a control character other than a line
-// break or a tab.
-func isControl(r rune) bool {
-	return (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f)
 }
 
 // exitStatus is the exit status for a command's error: 0 for none or a
