@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -54,5 +55,47 @@ func TestSilentValuesWarn(t *testing.T) {
 	_, warns, err := ParseXML(strings.NewReader(host(gpu("90", link("2")) + nic("100000"))))
 	if err != nil || len(warns) != 0 {
 		t.Errorf("a plain host: warnings %v, error %v", warns, err)
+	}
+}
+
+// TestNCCLElementLimitWarns checks the warning at NCCL's own element limit:
+// xmlLoadSub (src/graph/xml.cc:201-204 at v2.30.7-1) checks for a free node
+// before it reads each tag, so a file whose 256 nodes (topo.h:211) are all
+// taken fails at its next tag; 255 elements still load. Each file here is
+// <system>, one <cpu> and n-2 empty <pci> elements, one per line.
+func TestNCCLElementLimitWarns(t *testing.T) {
+	file := func(n int) string {
+		var b strings.Builder
+		b.WriteString("<system version=\"1\">\n<cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"143\">\n")
+		for i := range n - 2 {
+			fmt.Fprintf(&b, "<pci busid=\"0000:%02x:%02x.0\" class=\"0x060400\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\"/>\n", i/32+1, i%32)
+		}
+		b.WriteString("</cpu>\n</system>\n")
+		return b.String()
+	}
+	for _, c := range []struct {
+		elements int
+		line     int // 0: no warning
+	}{
+		{255, 0},
+		{NCCLMaxElements, NCCLMaxElements}, // the 256th element sits on line 256
+		{300, NCCLMaxElements},
+	} {
+		_, warns, err := ParseXML(strings.NewReader(file(c.elements)))
+		if err != nil {
+			t.Fatalf("%d elements: %v", c.elements, err)
+		}
+		got := 0
+		for _, w := range warns {
+			if strings.Contains(w.Message, "NCCL_TOPO_XML_MAX_NODES") {
+				if got != 0 {
+					t.Errorf("%d elements: the limit is warned more than once", c.elements)
+				}
+				got = w.Line
+			}
+		}
+		if got != c.line {
+			t.Errorf("%d elements: limit warning on line %d, want %d (warnings %v)", c.elements, got, c.line, warns)
+		}
 	}
 }

@@ -27,6 +27,17 @@ const (
 	// instead of costing work in proportion to its bytes.
 	MaxTokens = 4 * MaxElements
 	maxStrLen = 255 // MAX_STR_LEN
+	// NCCLMaxElements is how many XML nodes NCCL's own reader takes from a
+	// topology file (NCCL_TOPO_XML_MAX_NODES,
+	// https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/topo.h#L211);
+	// xmlLoadSub checks for a free node before it reads each tag, so once
+	// 256 are taken the next tag, even a closing one, fails with "XML parser
+	// is limited to 256 nodes"
+	// (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/xml.cc#L201-L204).
+	// The model reads up to MaxElements, so that hosts larger than NCCL
+	// loads from a file can still be drawn and compared, and warns at the
+	// element that uses up NCCL's limit.
+	NCCLMaxElements = 256
 	// MaxDescription is the longest "<!-- description: ... -->" kept in
 	// System.Description, in characters: a few sentences, more than twice
 	// the longest preset's (429).
@@ -150,6 +161,9 @@ func readDocument(r io.Reader) (*document, error) {
 			}
 			if err := checkLimits(t, line, count, len(stack)); err != nil {
 				return nil, err
+			}
+			if count+1 == NCCLMaxElements {
+				doc.warnings.add(line, "element %d: NCCL's own reader holds at most %d XML elements (NCCL_TOPO_XML_MAX_NODES) and fails with \"XML parser is limited to %d nodes\" at the next tag, so NCCL_TOPO_FILE cannot load a file this large; the model reads it anyway", count+1, NCCLMaxElements, NCCLMaxElements)
 			}
 			count++
 			el := &element{name: t.Name.Local, ns: cleanValue(t.Name.Space), line: line}
