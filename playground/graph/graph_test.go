@@ -275,6 +275,29 @@ func TestEnvironment(t *testing.T) {
 				t.Errorf("typeIntra %s, want PHB or worse", r.Ring.TypeIntra)
 			}
 		}},
+		// NCCL_P2P_DISABLE reroutes only GPU-GPU paths through a CPU
+		// (ncclTopoComputePaths, src/graph/paths.cc:758-772 at v2.30.7-1:
+		// the GPU-NVSwitch paths set just before stay NVL) and
+		// ncclNvlsInit does not read it (src/transport/nvls.cc:248-280), so
+		// NVLS is still searched and found over the NVSwitches: one channel
+		// per GPU (maxChannels = min(NCCL_MAX_NVLS_ARITY, 8 GPUs) and
+		// minChannels = maxChannels on one node, search.cc:1126-1138). Its
+		// start, though, comes from the rerouted GPU-GPU paths: typeIntra
+		// starts at their minimum, PHB (ncclTopoGetGpuMinPath,
+		// search.cc:1088-1092), and the first speed tried is the first of
+		// sm90's intra-node speeds at or under maxBw, the best bandwidth of
+		// the device-to-device paths (getMaxBw, search.cc:20-52), which
+		// through the CPU is a PCIe Gen5 x16 link's, under 50 GB/s: 40 of
+		// {60, 50, 40, ...} (search.cc:1164-1172).
+		// Only NCCL_NVLS_ENABLE=0 turns NVLS off (the case above).
+		{"P2P disabled keeps NVLS on the NVSwitches", "h100-sxm-8x", 1, []string{"NCCL_P2P_DISABLE=1"}, func(t *testing.T, r *Result) {
+			if !r.NVLSSupport || r.NVLS == nil {
+				t.Fatalf("NVLS support %v graph %v, want NVLS searched", r.NVLSSupport, r.NVLS)
+			}
+			if r.NVLS.NChannels != 8 || r.NVLS.TypeIntra != topo.PathPHB || r.NVLS.BwIntra != 40 {
+				t.Errorf("NVLS %d channels, typeIntra %s, bwIntra %g; want 8, PHB, 40", r.NVLS.NChannels, r.NVLS.TypeIntra, r.NVLS.BwIntra)
+			}
+		}},
 		{"one GPU left after trimming: tree becomes TREE", "rtx4090-4x", 1, []string{"NCCL_SHM_DISABLE=1"}, func(t *testing.T, r *Result) {
 			// The search is inter-node with a single GPU and no NIC, so
 			// every graph falls back to one channel without a network.
