@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
@@ -61,6 +62,19 @@ func (s *Service) modelAndEstimator(ctx context.Context, req *Request) (*built, 
 		return nil, nil, err
 	}
 	return b, es, nil
+}
+
+// withWarnings adds the topology warnings of b to err when it is a
+// *FieldError, so that a refused estimate still shows what the topology
+// parser noticed (often the reason).
+func withWarnings(err error, b *built) error {
+	var fe *FieldError
+	if errors.As(err, &fe) && len(b.host.warns) > 0 {
+		c := *fe
+		c.Warnings = b.host.warns
+		return &c
+	}
+	return err
 }
 
 // estimator returns the calibrated estimator of b for the fabric (cached
@@ -168,13 +182,17 @@ func (s *Service) estimate(ctx context.Context, req *Request) (*EstimateResult, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	b, es, err := s.modelAndEstimator(ctx, req)
+	b, err := s.tuned(ctx, req)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	es, err := s.estimator(b, req.Fabric)
+	if err != nil {
+		return nil, nil, nil, withWarnings(err, b)
+	}
 	e, err := es.Estimate(tune.Request{Func: f, NBytes: n, Datatype: dt})
 	if err != nil {
-		return nil, nil, nil, selectField(b.res.Tune, err)
+		return nil, nil, nil, withWarnings(selectField(b.res.Tune, err), b)
 	}
 	m := b.res.Tune
 	mb := ModelPrediction{Prediction: e.Model,

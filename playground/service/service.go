@@ -78,6 +78,10 @@ type FieldError struct {
 	// Problems, for Field "env", lists everything ncclenv.Validate found
 	// (ncclsim prints them all); the page shows Message.
 	Problems []ncclenv.Problem `json:"-"`
+	// Warnings are the topology's warnings when the system parsed before
+	// the error (ncclsim prints them above the error: they often say why);
+	// the page shows them with the system it drew.
+	Warnings []topo.Warning `json:"-"`
 }
 
 // Error implements error.

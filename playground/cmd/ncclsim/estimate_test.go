@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/distributed-nav/distributed-nav/playground/service"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/distributed-nav/distributed-nav/playground/service"
 )
 
 func TestEstimateJSON(t *testing.T) {
@@ -118,5 +122,29 @@ func TestEstimateErrors(t *testing.T) {
 	// NCCL_ALGO leaving nothing for the collective: NCCL's ncclInvalidUsage.
 	if _, _, err := runCmd(t, runEstimate, "--preset", p, "--coll", "allgather", "--bytes", "1M", "--env", "NCCL_ALGO=Tree"); err == nil {
 		t.Error("AllGather with NCCL_ALGO=Tree accepted")
+	}
+}
+
+// TestEstimateErrorKeepsWarnings: an estimate refused after the topology
+// parsed still prints the parser's warnings (they often say why); before,
+// only the error reached stderr.
+func TestEstimateErrorKeepsWarnings(t *testing.T) {
+	gpu := func(bus string, dev int) string {
+		return fmt.Sprintf(`<pci busid="0000:%s:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="%d" sm="90" rank="%d" gdr="1"/></pci>`, bus, dev, dev)
+	}
+	xml := "<system version=\"1\">\n<cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"143\" bogus=\"1\">\n" +
+		gpu("17", 0) + gpu("18", 1) + "\n</cpu>\n</system>\n"
+	path := filepath.Join(t.TempDir(), "two.xml")
+	if err := os.WriteFile(path, []byte(xml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// NVLS needs NVSwitches: on two PCIe GPUs NCCL_ALGO=NVLS leaves no
+	// algorithm (NCCL's ncclInvalidUsage).
+	_, stderr, err := runCmd(t, runEstimate, "--xml", path, "--coll", "allreduce", "--bytes", "1M", "--env", "NCCL_ALGO=NVLS")
+	if err == nil {
+		t.Fatal("NCCL_ALGO=NVLS on two PCIe GPUs accepted")
+	}
+	if want := `ncclsim: topology: line 2: unknown attribute bogus="1" on <cpu>`; !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q lacks the topology warning %q (error %v)", stderr, want, err)
 	}
 }

@@ -86,6 +86,9 @@ func cliError(err error, req *service.Request, stderr io.Writer) error {
 	if !errors.As(err, &fe) {
 		return err
 	}
+	for _, w := range fe.Warnings {
+		fmt.Fprintf(stderr, "ncclsim: topology: %v\n", w)
+	}
 	switch fe.Field {
 	case "env":
 		if len(fe.Problems) > 0 {
