@@ -1,8 +1,10 @@
-// Package controls writes the control characters of untrusted text (a
-// flag's value, a file name, an attribute of a topology file) as Go
-// escapes before a message quotes it, so that the reader sees what the
-// input holds and a terminal obeys none of it. The CLI and the topology
-// reader share it.
+// Package controls keeps the control characters of untrusted text away
+// from the reader's terminal and from the values parsed out of it: Escape
+// writes them as Go escapes before a message quotes the text (a flag's
+// value, a file name, an attribute of a topology file), so that the reader
+// sees what the input holds; Strip removes terminal sequences and controls
+// from text read as data (a log line, a topology file's comment). The CLI,
+// the topology reader and the log doctor share it.
 package controls
 
 import (

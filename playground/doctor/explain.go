@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/distributed-nav/distributed-nav/playground/controls"
 	"github.com/distributed-nav/distributed-nav/playground/ncclmsg"
 )
 
@@ -53,7 +54,7 @@ func ExplainLine(text, version string) LineExplanation {
 	if len(text) > maxExplainBytes {
 		text = text[:maxExplainBytes]
 	}
-	clean, _ := stripControls([]byte(strings.TrimRight(text, "\r\n")))
+	clean, _ := controls.Strip([]byte(strings.TrimRight(text, "\r\n")))
 	text = clip(string(clean), maxExplainBytes)
 	out := LineExplanation{Text: text}
 	cat, err := ncclmsg.Default()

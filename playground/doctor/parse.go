@@ -9,6 +9,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/distributed-nav/distributed-nav/playground/controls"
 )
 
 // Options bounds the work and memory of ParseLog. Zero fields take the
@@ -313,7 +315,7 @@ func (p *parser) line(n int, b []byte) {
 		p.s.BinaryLines++
 		return
 	}
-	if clean, removed := stripControls(b); removed > 0 {
+	if clean, removed := controls.Strip(b); removed > 0 {
 		p.s.ControlLines++
 		b = clean
 		if len(b) == 0 {

@@ -295,7 +295,7 @@ type Summary struct {
 	BinaryLines      int            `json:"binary_lines"`
 	TruncatedLines   int            `json:"truncated_lines"`
 	InvalidUTF8Lines int            `json:"invalid_utf8_lines"`
-	// ControlLines counts lines from which stripControls removed terminal
+	// ControlLines counts lines from which controls.Strip removed terminal
 	// control sequences or control characters.
 	ControlLines int `json:"control_lines,omitempty"`
 

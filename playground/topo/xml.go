@@ -366,57 +366,23 @@ func descriptionComment(comment string) (string, bool) {
 // plainText returns s without terminal control sequences, so that text
 // of the file that is shown (the description) can neither set a window
 // title nor clear the screen of whoever runs ncclsim, nor show control
-// characters on the page: escape sequences (ESC [ ... final byte, ESC ]
-// ... BEL or ESC \, ESC and one more byte) and their C1 forms (U+009B,
-// U+009D) go whole, line breaks and tabs become one space, and every
-// other C0 or C1 control and DEL is dropped. XML comments are the one text
+// characters on the page: line breaks and tabs become one space, then
+// controls.Strip removes escape sequences whole (in their 7-bit and C1
+// forms) and every other control. XML comments are the one text
 // encoding/xml passes on with such characters; character data and
 // attribute values with C0 controls are refused by the decoder.
 func plainText(s string) string {
 	if !hasControl(s) {
 		return s
 	}
-	var b strings.Builder
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch {
-		case r == '\n' || r == '\r' || r == '\t':
-			b.WriteByte(' ')
-		case r == 0x1b && i+1 < len(rs) && rs[i+1] == '[', r == 0x9b:
-			if r == 0x1b {
-				i++
-			}
-			for i+1 < len(rs) && rs[i+1] >= 0x20 && rs[i+1] <= 0x3f {
-				i++
-			}
-			if i+1 < len(rs) && rs[i+1] >= 0x40 && rs[i+1] <= 0x7e {
-				i++
-			}
-		case r == 0x1b && i+1 < len(rs) && rs[i+1] == ']', r == 0x9d:
-			if r == 0x1b {
-				i++
-			}
-			for i+1 < len(rs) {
-				i++
-				if rs[i] == 0x07 || rs[i] == 0x9c {
-					break
-				}
-				if rs[i] == 0x1b && i+1 < len(rs) && rs[i+1] == '\\' {
-					i++
-					break
-				}
-			}
-		case r == 0x1b:
-			if i+1 < len(rs) {
-				i++
-			}
-		case r < 0x20 || (r >= 0x7f && r <= 0x9f):
-		default:
-			b.WriteRune(r)
+	spaced := strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
 		}
-	}
-	return b.String()
+		return r
+	}, s)
+	clean, _ := controls.Strip([]byte(spaced))
+	return string(clean)
 }
 
 // cleanValue is plainText for an attribute value or a namespace: it
