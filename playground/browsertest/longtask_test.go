@@ -293,6 +293,13 @@ func hostileInputs(tb testing.TB, dir string) []hostileInput {
 		q.WriteString("&env=" + url.QueryEscape(fmt.Sprintf("NCCL_NOT_A_KNOB_%d=1", i)))
 	}
 	envLink := "playground/topology/?preset=h100-sxm-8x" + q.String()
+	// Session 6's attack F10: a 758 KB link of 60,000 parameters no page
+	// takes (readState reads the first MAX_QUERY characters of a query).
+	var junk strings.Builder
+	for i := range 60_000 {
+		fmt.Fprintf(&junk, "&p%05d=%06d", i, i)
+	}
+	junkLink := "playground/step/?model=ddp" + junk.String()
 	// The log as a page-side string, sent once (not per expression).
 	const pageLog = `window.__bigLog`
 	setLog := func(b *browser) {
@@ -319,6 +326,8 @@ func hostileInputs(tb testing.TB, dir string) []hostileInput {
 			check: boundsCheck("", "", "unpacks to more than 2 MiB, the limit")},
 		hostileInput{page: "topology", name: fmt.Sprintf("%.0f KB ?env= link", float64(len(envLink))/1000), open: envLink,
 			check: boundsCheck("NCCL_NOT_A_KNOB", "", "more. The inputs show")},
+		hostileInput{page: "step", name: fmt.Sprintf("%.0f KB link of 60,000 unknown parameters", float64(len(junkLink))/1000), open: junkLink,
+			check: boundsCheck("", "", "past its first 32 KiB")},
 		hostileInput{page: "step", name: "the issue's million-bucket link", open: stepLink,
 			check: boundsCheck("over the limit", "", "")},
 		hostileInput{page: "doctor", name: "8 MiB log, pasted", open: "playground/doctor/", waitMs: 300_000,
