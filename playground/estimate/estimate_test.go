@@ -1002,3 +1002,51 @@ func TestWeights(t *testing.T) {
 		}
 	}
 }
+
+// TestCrossSocketEfficiencyIsCeiling: pcie-xsocket's efficiency is the
+// highest plateau share of the GPU link among the datasets it is fitted
+// on (each share computed from that dataset alone), not a value between
+// them; leaving out the fastest source lowers it to the next one.
+func TestCrossSocketEfficiencyIsCeiling(t *testing.T) {
+	sets, build, _ := fixtures(t)
+	ctx := context.Background()
+	ids := []string{"a100pcie-2gpu-2socket-p2p-sys", "rtx4090-8gpu-2socket-nps4-p2p", "rtx5090-8gpu-p2p-2socket"}
+	share := map[string]float64{}
+	for _, id := range ids {
+		p, err := prepare(ctx, datasetByID(t, sets, id), build)
+		if err != nil {
+			t.Fatal(err)
+		}
+		share[id] = envelopeEfficiency([]*prepared{p}, ClassPCIeXSocket)
+		if share[id] <= 0 {
+			t.Fatalf("%s: no pcie-xsocket plateau rows", id)
+		}
+	}
+	cases := []struct {
+		name string
+		ids  []string
+		want string // the dataset whose share the efficiency equals
+	}{
+		{"all three", ids, ids[2]},
+		{"without the 5090", ids[:2], ids[1]},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var in []*Dataset
+			for _, id := range tc.ids {
+				in = append(in, datasetByID(t, sets, id))
+			}
+			cal, err := Fit(ctx, in, build)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, _ := cal.For(ClassPCIeXSocket)
+			if p.Efficiency.Source != "fitted" {
+				t.Fatalf("efficiency %+v: want fitted", p.Efficiency)
+			}
+			if math.Abs(p.Efficiency.Value-share[tc.want]) > 1e-4 {
+				t.Errorf("efficiency %v, want %v (the plateau share of %s; shares %v)", p.Efficiency.Value, share[tc.want], tc.want, share)
+			}
+		})
+	}
+}
