@@ -783,7 +783,7 @@ func (d *diagnoser) peerLost() (Diagnosis, bool) {
 	ev.add(d.s.PeerLost.Lines...)
 	ev.add(d.s.peerLostText.Lines...)
 	return Diagnosis{ID: "peer-connection-lost", Severity: Warning, Title: "A peer closed its connection",
-		Explanation: fmt.Sprintf("%d NCCL warning(s) say the other end of a connection went away (closed socket, failed receive, or an RDMA completion error). That is usually the echo of another rank that crashed or was killed first: find the earliest error in the logs of all ranks. If every rank reports it at once, suspect the network (link flaps, wrong interface in NCCL_SOCKET_IFNAME, RDMA timeouts).", d.s.PeerLost.Count+d.s.peerLostText.Count),
+		Explanation: fmt.Sprintf("%d NCCL warning(s) say the other end of a connection went away (closed socket, failed receive, or an RDMA completion error). That is usually the echo of another rank that crashed or was killed first: find the earliest error in the logs of all ranks. If every rank reports it at once, suspect the network (link flaps, wrong interface in NCCL_SOCKET_IFNAME, RDMA timeouts, a node whose InfiniBand/RoCE port is unhealthy: `ibstat` state Active and the port error counters on every node).", d.s.PeerLost.Count+d.s.peerLostText.Count),
 		Evidence:    ev.list(), Links: links(linkTimeout, linkNIC, envLink("NCCL_SOCKET_IFNAME"), envLink("NCCL_IB_TIMEOUT"))}, true
 }
 

@@ -21,7 +21,7 @@ func init() {
 
 // netUnproven are the diagnoses of this file that fewer than two published
 // logs with a confirmed cause support (see unproven).
-var netUnproven = []string{"socket-interface", "net-init-failed", "p2p-access-unsupported"}
+var netUnproven = []string{"socket-interface", "net-init-failed", "p2p-access-unsupported", "verbs-provider-missing"}
 
 var netLineRules = []Rule{
 	{
@@ -54,6 +54,17 @@ var netLineRules = []Rule{
 		Fix:         "NCCL_P2P_DISABLE=1 on these machines (NCCL then goes through shared memory; here a fix, since the hardware has no P2P), or NCCL_P2P_LEVEL=LOC; for vLLM or SGLang custom all-reduce, turn that off (`--disable-custom-all-reduce`). A newer NCCL detects more such cards by itself.",
 		Check:       "`nvidia-smi topo -p2p r` (NS between the pairs) or `python -c \"import torch; print(torch.cuda.can_device_access_peer(0, 1))\"`.",
 		Links:       []Link{linkP2P, envLink("NCCL_P2P_DISABLE"), envLink("NCCL_P2P_LEVEL")},
+	},
+	{
+		// rdma-core's libibverbs prints this (not NCCL) when a uverbs
+		// device exists but no provider library for its NIC is installed;
+		// NCCL then sees no usable IB device and uses sockets.
+		ID: "verbs-provider-missing", Title: "libibverbs has no driver (provider) for the RDMA NIC", Severity: Error,
+		Any:         []string{"no userspace device-specific driver found for"},
+		Explanation: "The kernel exposes an RDMA device (/sys/class/infiniband_verbs/uverbsN) but libibverbs found no userspace provider for it, so NCCL finds no usable InfiniBand/RoCE device and falls back to TCP sockets (NET/Socket), much slower between hosts. Typical in a container image that has libibverbs but not the NIC's provider.",
+		Fix:         "Install the provider in the image: ibverbs-providers (Debian/Ubuntu; it contains libmlx5) or rdma-core / libmlx5 (RHEL), matching the host's MOFED or rdma-core; or use an image that ships them.",
+		Check:       "`ibv_devinfo` inside the container must list the device with state PORT_ACTIVE; then the NCCL_DEBUG=INFO line \"NET/IB : Using\" replaces \"NET/Socket\".",
+		Links:       []Link{envLink("NCCL_IB_HCA"), linkNetSocketHW},
 	},
 	{
 		// PyTorch 2.6.0: ProcessGroupGloo.cpp:727-731 (loopback fallback),
