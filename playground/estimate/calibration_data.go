@@ -115,7 +115,7 @@ func embeddedCalibration() *Calibration {
 						"rtx4090-8gpu-2socket-nps4-p2p",
 						"rtx5090-8gpu-p2p-2socket",
 					},
-					Note: "fitted on 3 datasets from 3 sources",
+					Note: "the highest plateau share of the GPU link among 3 datasets from 3 sources (a ceiling, not a fitted centre: the sources disagree in ways the topology cannot show)",
 				},
 				LatencyFactor: Param{
 					Value:  0.25,

@@ -671,6 +671,9 @@ func assemble(fr *fitResult, all []*prepared) *Calibration {
 			cp.HostStagingGBps = &h
 		case c == ClassSHMXSocket && fr.hostPooled:
 			cp.Efficiency = Param{Value: 1, Source: "bound", Datasets: sup.eff, Note: "held at the physical bound: without a single-socket SHM run the cross-socket runs fit the host staging rate instead"}
+		case c == ClassPCIeXSocket && len(sup.eff) > 0:
+			// fitParams set it to envelopeEfficiency, not to a fitted value.
+			cp.Efficiency = Param{Value: round4(ps.eff[ci]), Source: "fitted", Datasets: sup.eff, Note: "the highest plateau share of the GPU link among " + supportNote(sup.eff, fr.sources)[len("fitted on "):] + " (a ceiling, not a fitted centre: the sources disagree in ways the topology cannot show)"}
 		case len(sup.eff) > 0:
 			cp.Efficiency = Param{Value: round4(ps.eff[ci]), Source: "fitted", Datasets: sup.eff, Note: supportNote(sup.eff, fr.sources) + effBoxFor(c).boundNote(ps.eff[ci])}
 		case len(sup.effWeak) > 0:
