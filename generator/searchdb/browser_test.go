@@ -338,10 +338,23 @@ func TestBrowserSearchBox(t *testing.T) {
 		}
 		return v
 	}
+	// poll waits for expr to hold. Right after a navigation chromedp may
+	// still address the old document's execution context, which the new
+	// one destroyed ("Cannot find context with specified id", seen on a
+	// loaded CI machine): the poll is then started again on the new one
+	// (the expression only reads the page, so repeating it is harmless).
 	poll := func(expr string) {
 		t.Helper()
-		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
-			t.Fatalf("waiting for %s: %v", expr, err)
+		deadline := time.Now().Add(20 * time.Second)
+		for left := 20 * time.Second; ; left = time.Until(deadline) {
+			_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(left)))
+			if err == nil {
+				return
+			}
+			if !strings.Contains(err.Error(), "Cannot find context with specified id") || time.Until(deadline) < 100*time.Millisecond {
+				t.Fatalf("waiting for %s: %v", expr, err)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 	}
 	// waitLocation waits for a navigation to a page whose pathname+hash is want. Polling in

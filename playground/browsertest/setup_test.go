@@ -155,11 +155,31 @@ func (b *browser) waitRenders(n int) {
 	b.waitRendersFor(n, 60*time.Second)
 }
 
+// staleContext reports whether err says chromedp addressed an execution
+// context that a navigation destroyed: right after Navigate it may still
+// use the old document's ("Cannot find context with specified id", seen
+// on loaded machines). A read-only poll is then simply started again.
+func staleContext(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "Cannot find context with specified id")
+}
+
+// pollPage waits up to d for the read-only expression expr to hold,
+// starting again where a navigation left chromedp on a stale context.
+func (b *browser) pollPage(expr string, d, every time.Duration) error {
+	deadline := time.Now().Add(d)
+	for left := d; ; left = time.Until(deadline) {
+		_, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(left), chromedp.WithPollingInterval(every)))
+		if !staleContext(err) || time.Until(deadline) < 100*time.Millisecond {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // waitRendersFor waits up to d for the page's n-th finished update.
 func (b *browser) waitRendersFor(n int, d time.Duration) {
 	b.t.Helper()
-	_, err := chromedp.Run(b.ctx, chromedp.Poll[bool]("(window.__pg && window.__pg.renders >= "+itoa(n)+") === true",
-		chromedp.WithPollingTimeout(d), chromedp.WithPollingInterval(10*time.Millisecond)))
+	err := b.pollPage("(window.__pg && window.__pg.renders >= "+itoa(n)+") === true", d, 10*time.Millisecond)
 	if err != nil {
 		state, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('main') ? document.querySelector('main').innerText.slice(0, 600) : ''`))
 		b.mu.Lock()
@@ -174,8 +194,7 @@ func (b *browser) waitRendersFor(n int, d time.Duration) {
 // it, as a reader who has used the page for a second sees them.
 func (b *browser) waitWarm() {
 	b.t.Helper()
-	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](`window.__pg && window.__pg.warm === 'done'`,
-		chromedp.WithPollingTimeout(90*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+	if err := b.pollPage(`window.__pg && window.__pg.warm === 'done'`, 90*time.Second, 50*time.Millisecond); err != nil {
 		b.t.Fatalf("warm-up did not finish: %v", err)
 	}
 }
