@@ -155,7 +155,7 @@ func (s *Service) DoctorPage(ctx context.Context, logText, envText string) (*Doc
 		return nil, fieldErr("log", "paste an NCCL_DEBUG=INFO log, an environment listing, or both")
 	}
 	if n := FileBytes(logText); n > MaxLogBytes {
-		return nil, fieldErr("log", "the log is "+strconv.Itoa(n)+" bytes; the limit here is "+strconv.Itoa(MaxLogBytes>>20)+" MiB (ncclsim doctor reads any size)")
+		return nil, fieldErr("log", "the log is "+strconv.Itoa(n)+" bytes; the limit here is "+strconv.Itoa(MaxLogBytes>>20)+" MiB (ncclsim doctor --max-log-mb 0 reads any size)")
 	}
 	if n := FileBytes(envText); n > MaxEnvDumpSize {
 		return nil, fieldErr("envdump", "the environment text is "+strconv.Itoa(n)+" bytes; the limit is "+strconv.Itoa(MaxEnvDumpSize>>20)+" MiB")

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+
+	"github.com/distributed-nav/distributed-nav/playground/controls"
 
 	"github.com/distributed-nav/distributed-nav/playground/doctor"
 	"github.com/distributed-nav/distributed-nav/playground/service"
@@ -16,6 +19,7 @@ func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	envFile := fs.String("env", "", "`env | grep -E 'NCCL|TORCH'` output or an nccl.conf file to check; - reads stdin")
 	asJSON := fs.Bool("json", false, "print JSON")
 	explain := fs.String("explain", "", "one log `LINE` to tie to the NCCL source line that prints it (field meanings, permalink)")
+	maxLog := fs.Float64("max-log-mb", defaultLogMiB, "read at most this many MiB of the log: over it, its first and last halves (0: all of it; the time grows with the log)")
 	version := fs.String("nccl-version", "", "NCCL `VERSION` the --explain line comes from (reads release-dependent numbers such as path types)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -45,12 +49,22 @@ func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		req.Env, req.HasEnv = text, true
 	}
 	if *logFile != "" {
+		if *maxLog < 0 {
+			return usagef("--max-log-mb %g: give 0 (no limit) or more", *maxLog)
+		}
 		r, closeFn, err := openInput(*logFile, stdin)
 		if err != nil {
 			return err
 		}
 		defer closeFn()
-		req.Log = r
+		text, cut, err := capLog(r, int64(*maxLog*(1<<20)))
+		if err != nil {
+			return fmt.Errorf("read %s: %w", *logFile, err)
+		}
+		if cut != nil {
+			fmt.Fprintf(stderr, "ncclsim doctor: %s: %v\n", controls.Escape(*logFile), cut)
+		}
+		req.Log = bytes.NewReader(text)
 	}
 	svc := service.New()
 	out, err := svc.Doctor(ctx, req)

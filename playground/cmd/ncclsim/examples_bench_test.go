@@ -39,6 +39,11 @@ func issue18Examples() []issue18Example {
 	// terminal recording holds it, repeated to the log cap of the page.
 	esc := "\x1b]0;rank0\x07\x1b[32mnode1:1234:1234 [0] NCCL INFO\x1b[0m NCCL version 2.21.5+cuda12.4\r\n"
 	escLog := strings.Repeat(esc, (8<<20)/len(esc))
+	// Attack A1 of session 7: 52 MB of INFO and WARN lines, which the
+	// doctor read whole in 10 s; --max-log-mb (8) now bounds it.
+	mixed := "node1:1234:1234 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n" +
+		"node1:1234:1234 [0] transport/net_ib.cc:1004 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<5432> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.2 hca mlx5_0\n"
+	bigLog := strings.Repeat(mixed, 52_000_000/len(mixed))
 	binary := make([]byte, 5<<20)
 	for i := range binary {
 		binary[i] = byte(i*2654435761>>13) | 0x80
@@ -61,6 +66,7 @@ func issue18Examples() []issue18Example {
 		// scores every candidate against a NIC at each step.
 		{name: "5-topo-72-gpus-252-nics-no-p2p-2-nodes", args: []string{"topo", "--p2p", "none", "--nodes", "2", "--xml", "-"}, stdin: topotest.WithNICs(topotest.Host{Sockets: 2, Switches: 4, GPUs: 9}.XML(), 252)},
 		{name: "5-binary-5MB-log", args: []string{"doctor", "--log", "-"}, stdin: string(binary)},
+		{name: "a1-mixed-log-52MB", args: []string{"doctor", "--log", "-"}, stdin: bigLog},
 	}
 }
 
