@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/distributed-nav/distributed-nav/playground/controls"
-
 	"github.com/distributed-nav/distributed-nav/playground/doctor"
 	"github.com/distributed-nav/distributed-nav/playground/service"
 )
@@ -49,8 +48,8 @@ func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		req.Env, req.HasEnv = text, true
 	}
 	if *logFile != "" {
-		if *maxLog < 0 {
-			return usagef("--max-log-mb %g: give 0 (no limit) or more", *maxLog)
+		if !(*maxLog >= 0 && *maxLog <= 1<<20) { // NaN fails both
+			return usagef("--max-log-mb %g: give 0 (no limit) to %d", *maxLog, 1<<20)
 		}
 		r, closeFn, err := openInput(*logFile, stdin)
 		if err != nil {

@@ -94,7 +94,9 @@ func TestDoctorLogCap(t *testing.T) {
 	if _, stderr, err := runCmd(t, runDoctor, "--log", path, "--max-log-mb", "0"); err != nil || stderr != "" {
 		t.Errorf("--max-log-mb 0: err %v, stderr %q", err, stderr)
 	}
-	if _, _, err := runCmd(t, runDoctor, "--log", path, "--max-log-mb", "-1"); !isUsage(err) {
-		t.Errorf("--max-log-mb -1: %v, want a usage error", err)
+	for _, bad := range []string{"-1", "NaN", "1e30"} {
+		if _, _, err := runCmd(t, runDoctor, "--log", path, "--max-log-mb", bad); !isUsage(err) {
+			t.Errorf("--max-log-mb %s: %v, want a usage error", bad, err)
+		}
 	}
 }
