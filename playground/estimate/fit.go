@@ -673,7 +673,7 @@ func assemble(fr *fitResult, all []*prepared) *Calibration {
 			cp.Efficiency = Param{Value: 1, Source: "bound", Datasets: sup.eff, Note: "held at the physical bound: without a single-socket SHM run the cross-socket runs fit the host staging rate instead"}
 		case c == ClassPCIeXSocket && len(sup.eff) > 0:
 			// fitParams set it to envelopeEfficiency, not to a fitted value.
-			cp.Efficiency = Param{Value: round4(ps.eff[ci]), Source: "fitted", Datasets: sup.eff, Note: "the highest plateau share of the GPU link among " + supportNote(sup.eff, fr.sources)[len("fitted on "):] + " (a ceiling, not a fitted centre: the sources disagree in ways the topology cannot show)"}
+			cp.Efficiency = Param{Value: round4(ps.eff[ci]), Source: "fitted", Datasets: sup.eff, Note: "the highest plateau share of the GPU link among " + strings.TrimPrefix(supportNote(sup.eff, fr.sources), "fitted on ") + " (a ceiling, not a fitted centre: the sources disagree in ways the topology cannot show)"}
 		case len(sup.eff) > 0:
 			cp.Efficiency = Param{Value: round4(ps.eff[ci]), Source: "fitted", Datasets: sup.eff, Note: supportNote(sup.eff, fr.sources) + effBoxFor(c).boundNote(ps.eff[ci])}
 		case len(sup.effWeak) > 0:
@@ -1081,11 +1081,12 @@ func maxOf(v []float64) float64 {
 // physical bound at efficiency 1; 0 without such rows.
 func envelopeEfficiency(fitted []*prepared, c Class) float64 {
 	best := 0.0
+	bound := defaultParams() // efficiency 1: the physical bound
 	for _, p := range fitted {
 		var rs []float64
 		for _, r := range p.rows {
 			if r.bytes >= PlateauMinBytes && p.route.Algo[r.c.a] == c {
-				if b := defaultParams().plateau(r.c, &p.route); b > 0 {
+				if b := bound.plateau(r.c, &p.route); b > 0 {
 					rs = append(rs, float64(r.bytes)*p.bf/r.tMeas/1e3/b)
 				}
 			}
