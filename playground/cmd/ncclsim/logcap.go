@@ -27,8 +27,9 @@ type logCut struct {
 // capLog reads r to its end and returns the text the doctor reads: all of
 // it when it holds at most limit bytes (limit <= 0: no limit), else its
 // first limit/2 bytes up to the last line end within them and its last
-// limit/2 bytes from the first line end within them. At most limit bytes
-// are held whatever the size of r.
+// limit/2 bytes from the first line end within them. About twice limit
+// bytes are held (the first limit+1 read, and the tail's window of up to
+// limit+1), whatever the size of r.
 func capLog(r io.Reader, limit int64) ([]byte, *logCut, error) {
 	if limit <= 0 {
 		b, err := io.ReadAll(r)
