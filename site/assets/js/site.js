@@ -110,8 +110,10 @@ function setupTocFollow() {
   if (!toc) return;
   const links = Array.from(toc.querySelectorAll('a[href^="#"]'));
   const targets = links.map((a) => document.getElementById(decodeURIComponent(a.getAttribute("href").slice(1))));
-  if (targets.some((t) => !t)) return;
-  toc.parentElement.classList.add("follow");
+  if (targets.some((t) => !t)) {
+    toc.parentElement.classList.add("nofollow");
+    return;
+  }
   let current = null;
   const mark = () => {
     // The last heading above the top third of the window is the current one.
