@@ -7,24 +7,20 @@ package estimate
 func embeddedCalibration() *Calibration {
 	return &Calibration{
 		Version:   1,
-		Formula:   "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw, without an NVSwitch times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message",
+		Formula:   "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw; nvlink-direct, without an NVSwitch: eta_nvlink-direct*links*per-link bw times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message",
 		NCCLModel: "v2.30.7-1",
-		Objective: "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (in the bandwidth fit every modelled system of a source weighs the same: preset, nodes, environment, fabric), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; pcie-xsocket: the highest plateau share of the GPU link among the datasets, a ceiling, its latency and ramp as fitted together with the fitted efficiency; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25: 25 GB/s per link against NCCL's 20-20.6; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits",
+		Objective: "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (in the bandwidth fit every modelled system of a source weighs the same: preset, nodes, environment, fabric), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; pcie-xsocket: the highest plateau share of the GPU link among the datasets, a ceiling, its latency and ramp as fitted together with the fitted efficiency; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25 (nvlink and nvlink-direct): 25 GB/s per link against NCCL's 20-20.6; nvlink-direct with plateau rows from fewer than two sources takes the nvlink efficiency (the same links), not the bound; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits",
 		Classes: []ClassParams{
 			{
 				Class: "nvlink",
 				Efficiency: Param{
-					Value:  0.9761,
+					Value:  0.989,
 					Source: "fitted",
 					Datasets: []string{
-						"a40-2gpu-nvlink-bridge-nv4",
 						"dgxa100-4gpu-nvswitch-nccl2.16",
 						"dgxh100-4gpu-nvswitch",
 						"h100-8gpu-nvswitch-8g-ishanbshah",
 						"oci-a100sxm40-8gpu-1node",
-						"snellius-h100-4gpu-nvlink",
-						"snellius-h100-4gpu-nvlink-allgather",
-						"snellius-h100-4gpu-nvlink-reducescatter",
 						"together-h100-8gpu-nvswitch-ring-allgather",
 						"together-h100-8gpu-nvswitch-ring-allreduce",
 						"xxrjun-h100-4gpu-nvswitch-allreduce",
@@ -32,29 +28,23 @@ func embeddedCalibration() *Calibration {
 						"xxrjun-h100-8gpu-nvswitch-allreduce",
 						"xxrjun-h100-8gpu-nvswitch-reducescatter",
 					},
-					Note: "fitted on 14 datasets from 6 sources",
+					Note: "fitted on 10 datasets from 5 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.662,
+					Value:  2.274,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
-						"snellius-h100-4gpu-nvlink",
-						"snellius-h100-4gpu-nvlink-allgather",
-						"snellius-h100-4gpu-nvlink-reducescatter",
 						"together-h100-8gpu-nvswitch-ring-allgather",
 						"together-h100-8gpu-nvswitch-ring-allreduce",
 					},
-					Note: "fitted on 6 datasets from 3 sources",
+					Note: "fitted on 3 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  1.2e+06,
+					Value:  502800.0,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
-						"snellius-h100-4gpu-nvlink",
-						"snellius-h100-4gpu-nvlink-allgather",
-						"snellius-h100-4gpu-nvlink-reducescatter",
 						"together-h100-8gpu-nvswitch-ring-allgather",
 						"together-h100-8gpu-nvswitch-ring-allreduce",
 						"xxrjun-h100-4gpu-nvswitch-allreduce",
@@ -62,16 +52,13 @@ func embeddedCalibration() *Calibration {
 						"xxrjun-h100-8gpu-nvswitch-allreduce",
 						"xxrjun-h100-8gpu-nvswitch-reducescatter",
 					},
-					Note: "fitted on 10 datasets from 4 sources",
+					Note: "fitted on 7 datasets from 3 sources",
 				},
 				RampGamma: Param{
-					Value:  0.9578,
+					Value:  0.59,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
-						"snellius-h100-4gpu-nvlink",
-						"snellius-h100-4gpu-nvlink-allgather",
-						"snellius-h100-4gpu-nvlink-reducescatter",
 						"together-h100-8gpu-nvswitch-ring-allgather",
 						"together-h100-8gpu-nvswitch-ring-allreduce",
 						"xxrjun-h100-4gpu-nvswitch-allreduce",
@@ -79,9 +66,54 @@ func embeddedCalibration() *Calibration {
 						"xxrjun-h100-8gpu-nvswitch-allreduce",
 						"xxrjun-h100-8gpu-nvswitch-reducescatter",
 					},
-					Note: "fitted on 10 datasets from 4 sources",
+					Note: "fitted on 7 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 3.281, MaxPct: 108.0, OverPct: 19.94, UnderPct: 32.06, Datasets: 15, Sources: 7, Points: 121, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 2.611, MaxPct: 53.69, OverPct: 19.6, UnderPct: 30.22, Datasets: 10, Sources: 5, Points: 91, MinBytes: 1048576, OutOfSample: true},
+			},
+			{
+				Class: "nvlink-direct",
+				Efficiency: Param{
+					Value:  0.9319,
+					Source: "fitted",
+					Datasets: []string{
+						"a40-2gpu-nvlink-bridge-nv4",
+						"snellius-h100-4gpu-nvlink",
+						"snellius-h100-4gpu-nvlink-allgather",
+						"snellius-h100-4gpu-nvlink-reducescatter",
+					},
+					Note: "fitted on 4 datasets from 2 sources",
+				},
+				LatencyFactor: Param{
+					Value:  1.0,
+					Source: "bound",
+					Datasets: []string{
+						"snellius-h100-4gpu-nvlink",
+						"snellius-h100-4gpu-nvlink-allgather",
+						"snellius-h100-4gpu-nvlink-reducescatter",
+					},
+					Note: "small-message rows from 1 independent source(s) only, fewer than the 2 that identify it: NCCL's own latency (factor 1)",
+				},
+				RampBytesPerRank: Param{
+					Value:  1024.0,
+					Source: "bound",
+					Datasets: []string{
+						"snellius-h100-4gpu-nvlink",
+						"snellius-h100-4gpu-nvlink-allgather",
+						"snellius-h100-4gpu-nvlink-reducescatter",
+					},
+					Note: "mid-size rows from 1 independent source(s) only, fewer than the 2 that identify it: no ramp beyond NCCL's latency (the scale at its lower bound)",
+				},
+				RampGamma: Param{
+					Value:  1.0,
+					Source: "bound",
+					Datasets: []string{
+						"snellius-h100-4gpu-nvlink",
+						"snellius-h100-4gpu-nvlink-allgather",
+						"snellius-h100-4gpu-nvlink-reducescatter",
+					},
+					Note: "mid-size rows from 1 independent source(s) only, fewer than the 2 that identify it: no ramp beyond NCCL's latency (linear)",
+				},
+				Band: Band{MedianPct: 16.16, MaxPct: 99.03, OverPct: 83.2, Datasets: 5, Sources: 3, Points: 30, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "pcie",
@@ -501,7 +533,7 @@ func embeddedCalibration() *Calibration {
 			{
 				ID:     "a40-2gpu-nvlink-bridge-nv4",
 				Source: "github.com/eugenesiow",
-				Class:  "nvlink",
+				Class:  "nvlink-direct",
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
@@ -689,7 +721,7 @@ func embeddedCalibration() *Calibration {
 			{
 				ID:     "h100pcie-2gpu-nvlink-bridge",
 				Source: "author:chinthysl",
-				Class:  "nvlink",
+				Class:  "nvlink-direct",
 				Reason: "The NVLink link count is not published. The topology assumes the usual three bridges (NV12, 247 GB/s in NCCL's model); at that count both NCCL's model and the estimate predict about twice the measured 116 GB/s, which would instead fit about six links. A run whose link count is unknown cannot calibrate the NVLink efficiency.",
 				Constrains: []string{
 					"efficiency",
@@ -831,7 +863,7 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "polaris-a100-2node-8gpu-slingshot-allgather",
-				Source: "github.com/argonne-lcf",
+				Source: "author:hzheng",
 				Class:  "net-host",
 				Fitted: true,
 				Constrains: []string{
@@ -842,7 +874,7 @@ func embeddedCalibration() *Calibration {
 			},
 			{
 				ID:     "polaris-a100-2node-8gpu-slingshot-allreduce",
-				Source: "github.com/argonne-lcf",
+				Source: "author:hzheng",
 				Class:  "net-host",
 				Fitted: true,
 				Constrains: []string{
@@ -953,7 +985,7 @@ func embeddedCalibration() *Calibration {
 			{
 				ID:     "snellius-h100-4gpu-nvlink",
 				Source: "github.com/odissei-benchmarks",
-				Class:  "nvlink",
+				Class:  "nvlink-direct",
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
@@ -964,7 +996,7 @@ func embeddedCalibration() *Calibration {
 			{
 				ID:     "snellius-h100-4gpu-nvlink-allgather",
 				Source: "github.com/odissei-benchmarks",
-				Class:  "nvlink",
+				Class:  "nvlink-direct",
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
@@ -975,7 +1007,7 @@ func embeddedCalibration() *Calibration {
 			{
 				ID:     "snellius-h100-4gpu-nvlink-reducescatter",
 				Source: "github.com/odissei-benchmarks",
-				Class:  "nvlink",
+				Class:  "nvlink-direct",
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",

@@ -2690,8 +2690,9 @@ func embeddedDatasets() []*Dataset {
 				Title:       "alcf-nccl-tests (argonne-lcf): Polaris, 2 nodes x 4 GPUs, NCCL 2.18, setup (4) of bench_opt.sh (all_gather_perf)",
 				Date:        "2024-04-29 (results directory n2.g4.2024-04-29-18-41-24)",
 				Path:        "results_polaris/nccl_2_18/n2.g4.2024-04-29-18-41-24/all_gather_output.dat.4",
-				Note:        "bench_opt.sh runs each test under five environment setups and writes the environment of each to env.dat.N; env.dat.4 of the same directory lists NCCL_NET_GDR_LEVEL=PHB, NCCL_CROSS_NIC=1, NCCL_COLLNET_ENABLE=1, NCCL_NET=AWS Libfabric, FI_CXI_DISABLE_HOST_REGISTER=1, FI_MR_CACHE_MONITOR=userfaultfd and FI_CXI_DEFAULT_CQ_SIZE=131072, with NCCL from the NVIDIA HPC SDK 23.9 (the directory name says NCCL 2.18). The node facts are from the ALCF Polaris machine overview (docs.alcf.anl.gov/polaris/hardware-overview/machine-overview): one AMD EPYC 7543P, four A100 (NV4 between every pair), two Slingshot 11 adapters, and its device affinity table.",
+				Note:        "bench_opt.sh runs each test under five environment setups and writes the environment of each to env.dat.N; env.dat.4 of the same directory lists NCCL_NET_GDR_LEVEL=PHB, NCCL_CROSS_NIC=1, NCCL_COLLNET_ENABLE=1, NCCL_NET=AWS Libfabric, FI_CXI_DISABLE_HOST_REGISTER=1, FI_MR_CACHE_MONITOR=userfaultfd and FI_CXI_DEFAULT_CQ_SIZE=131072, with NCCL from the NVIDIA HPC SDK 23.9 (the directory name says NCCL 2.18). The node facts are from the ALCF Polaris machine overview (docs.alcf.anl.gov/polaris/hardware-overview/machine-overview): one AMD EPYC 7543P, four A100 (NV4 between every pair), two Slingshot 11 adapters, and its device affinity table. The author is the ALCF user whose paths and job the run's env.dat shows (USER=hzheng); the argonne-lcf organisation's other run in this set (oci-h200-2node-16gpu-roce, repository oci-howto) is another machine and another write-up, so this run records its author and counts as its own source.",
 				CollectedIn: "found for this project (not in shared/measurements)",
+				Author:      "hzheng",
 			},
 			Hardware: Hardware{
 				GPUModel:     "NVIDIA A100-SXM4-40GB",
@@ -2773,8 +2774,9 @@ func embeddedDatasets() []*Dataset {
 				Title:       "alcf-nccl-tests (argonne-lcf): Polaris, 2 nodes x 4 GPUs, NCCL 2.18, setup (4) of bench_opt.sh (all_reduce_perf)",
 				Date:        "2024-04-29 (results directory n2.g4.2024-04-29-18-41-24)",
 				Path:        "results_polaris/nccl_2_18/n2.g4.2024-04-29-18-41-24/all_reduce_output.dat.4",
-				Note:        "bench_opt.sh runs each test under five environment setups and writes the environment of each to env.dat.N; env.dat.4 of the same directory lists NCCL_NET_GDR_LEVEL=PHB, NCCL_CROSS_NIC=1, NCCL_COLLNET_ENABLE=1, NCCL_NET=AWS Libfabric, FI_CXI_DISABLE_HOST_REGISTER=1, FI_MR_CACHE_MONITOR=userfaultfd and FI_CXI_DEFAULT_CQ_SIZE=131072, with NCCL from the NVIDIA HPC SDK 23.9 (the directory name says NCCL 2.18). The node facts are from the ALCF Polaris machine overview (docs.alcf.anl.gov/polaris/hardware-overview/machine-overview): one AMD EPYC 7543P, four A100 (NV4 between every pair), two Slingshot 11 adapters, and its device affinity table.",
+				Note:        "bench_opt.sh runs each test under five environment setups and writes the environment of each to env.dat.N; env.dat.4 of the same directory lists NCCL_NET_GDR_LEVEL=PHB, NCCL_CROSS_NIC=1, NCCL_COLLNET_ENABLE=1, NCCL_NET=AWS Libfabric, FI_CXI_DISABLE_HOST_REGISTER=1, FI_MR_CACHE_MONITOR=userfaultfd and FI_CXI_DEFAULT_CQ_SIZE=131072, with NCCL from the NVIDIA HPC SDK 23.9 (the directory name says NCCL 2.18). The node facts are from the ALCF Polaris machine overview (docs.alcf.anl.gov/polaris/hardware-overview/machine-overview): one AMD EPYC 7543P, four A100 (NV4 between every pair), two Slingshot 11 adapters, and its device affinity table. The author is the ALCF user whose paths and job the run's env.dat shows (USER=hzheng); the argonne-lcf organisation's other run in this set (oci-h200-2node-16gpu-roce, repository oci-howto) is another machine and another write-up, so this run records its author and counts as its own source.",
 				CollectedIn: "found for this project (not in shared/measurements)",
+				Author:      "hzheng",
 			},
 			Hardware: Hardware{
 				GPUModel:     "NVIDIA A100-SXM4-40GB",
