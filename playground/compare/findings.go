@@ -114,7 +114,7 @@ func findings(ctx context.Context, res *Result, build Builder, f tune.Func, dt t
 	// Below the band.
 	var out []Finding
 	switch cls {
-	case estimate.ClassNVLink, estimate.ClassPCIe, estimate.ClassPCIeXSocket:
+	case estimate.ClassNVLink, estimate.ClassNVLinkDirect, estimate.ClassPCIe, estimate.ClassPCIeXSocket:
 		if res.NNodes == 1 {
 			S, scls, err := altPlateau(ctx, res, build, map[string]string{"NCCL_P2P_DISABLE": "1"}, f, dt)
 			if err != nil {

@@ -7,50 +7,49 @@ package estimate
 func embeddedCalibration() *Calibration {
 	return &Calibration{
 		Version:   1,
-		Formula:   "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw, without an NVSwitch times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message",
+		Formula:   "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw; nvlink-direct, without an NVSwitch: eta_nvlink-direct*links*per-link bw times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message",
 		NCCLModel: "v2.30.7-1",
-		Objective: "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (in the bandwidth fit every modelled system of a source weighs the same: preset, nodes, environment, fabric), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; pcie-xsocket: the highest plateau share of the GPU link among the datasets, a ceiling, its latency and ramp as fitted together with the fitted efficiency; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25: 25 GB/s per link against NCCL's 20-20.6; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits",
+		Objective: "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (in the bandwidth fit every modelled system of a source weighs the same: preset, nodes, environment, fabric), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; pcie-xsocket: the highest plateau share of the GPU link among the datasets, a ceiling, its latency and ramp as fitted together with the fitted efficiency; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25 (nvlink and nvlink-direct): 25 GB/s per link against NCCL's 20-20.6; nvlink-direct with plateau rows from fewer than two sources takes the nvlink efficiency (the same links), not the bound; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits",
 		Classes: []ClassParams{
 			{
 				Class: "nvlink",
 				Efficiency: Param{
-					Value:  0.9744,
+					Value:  0.9888,
 					Source: "fitted",
 					Datasets: []string{
-						"a40-2gpu-nvlink-bridge-nv4",
 						"dgxa100-4gpu-nvswitch-nccl2.16",
 						"dgxh100-4gpu-nvswitch",
 						"h100-8gpu-nvswitch-8g-ishanbshah",
 						"oci-a100sxm40-8gpu-1node",
-						"snellius-h100-4gpu-nvlink",
-						"snellius-h100-4gpu-nvlink-allgather",
-						"snellius-h100-4gpu-nvlink-reducescatter",
+						"together-h100-8gpu-nvswitch-ring-allgather",
+						"together-h100-8gpu-nvswitch-ring-allreduce",
+						"together-h100-8gpu-nvswitch-ring-reducescatter",
 						"xxrjun-h100-4gpu-nvswitch-allreduce",
 						"xxrjun-h100-8gpu-nvswitch-allgather",
 						"xxrjun-h100-8gpu-nvswitch-allreduce",
 						"xxrjun-h100-8gpu-nvswitch-reducescatter",
 					},
-					Note: "fitted on 12 datasets from 5 sources",
+					Note: "fitted on 11 datasets from 5 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.578,
+					Value:  2.305,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
-						"snellius-h100-4gpu-nvlink",
-						"snellius-h100-4gpu-nvlink-allgather",
-						"snellius-h100-4gpu-nvlink-reducescatter",
+						"together-h100-8gpu-nvswitch-ring-allgather",
+						"together-h100-8gpu-nvswitch-ring-allreduce",
+						"together-h100-8gpu-nvswitch-ring-reducescatter",
 					},
 					Note: "fitted on 4 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  1.33e+06,
+					Value:  522300.0,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
-						"snellius-h100-4gpu-nvlink",
-						"snellius-h100-4gpu-nvlink-allgather",
-						"snellius-h100-4gpu-nvlink-reducescatter",
+						"together-h100-8gpu-nvswitch-ring-allgather",
+						"together-h100-8gpu-nvswitch-ring-allreduce",
+						"together-h100-8gpu-nvswitch-ring-reducescatter",
 						"xxrjun-h100-4gpu-nvswitch-allreduce",
 						"xxrjun-h100-8gpu-nvswitch-allgather",
 						"xxrjun-h100-8gpu-nvswitch-allreduce",
@@ -59,13 +58,13 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 8 datasets from 3 sources",
 				},
 				RampGamma: Param{
-					Value:  0.9172,
+					Value:  0.6149,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
-						"snellius-h100-4gpu-nvlink",
-						"snellius-h100-4gpu-nvlink-allgather",
-						"snellius-h100-4gpu-nvlink-reducescatter",
+						"together-h100-8gpu-nvswitch-ring-allgather",
+						"together-h100-8gpu-nvswitch-ring-allreduce",
+						"together-h100-8gpu-nvswitch-ring-reducescatter",
 						"xxrjun-h100-4gpu-nvswitch-allreduce",
 						"xxrjun-h100-8gpu-nvswitch-allgather",
 						"xxrjun-h100-8gpu-nvswitch-allreduce",
@@ -73,7 +72,52 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 8 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 3.423, MaxPct: 107.7, OverPct: 24.57, UnderPct: 14.89, Datasets: 13, Sources: 6, Points: 93, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 2.97, MaxPct: 53.69, OverPct: 19.62, UnderPct: 36.99, Datasets: 11, Sources: 5, Points: 105, MinBytes: 1048576, OutOfSample: true},
+			},
+			{
+				Class: "nvlink-direct",
+				Efficiency: Param{
+					Value:  0.9319,
+					Source: "fitted",
+					Datasets: []string{
+						"a40-2gpu-nvlink-bridge-nv4",
+						"snellius-h100-4gpu-nvlink",
+						"snellius-h100-4gpu-nvlink-allgather",
+						"snellius-h100-4gpu-nvlink-reducescatter",
+					},
+					Note: "fitted on 4 datasets from 2 sources",
+				},
+				LatencyFactor: Param{
+					Value:  1.0,
+					Source: "bound",
+					Datasets: []string{
+						"snellius-h100-4gpu-nvlink",
+						"snellius-h100-4gpu-nvlink-allgather",
+						"snellius-h100-4gpu-nvlink-reducescatter",
+					},
+					Note: "small-message rows from 1 independent source(s) only, fewer than the 2 that identify it: NCCL's own latency (factor 1)",
+				},
+				RampBytesPerRank: Param{
+					Value:  1024.0,
+					Source: "bound",
+					Datasets: []string{
+						"snellius-h100-4gpu-nvlink",
+						"snellius-h100-4gpu-nvlink-allgather",
+						"snellius-h100-4gpu-nvlink-reducescatter",
+					},
+					Note: "mid-size rows from 1 independent source(s) only, fewer than the 2 that identify it: no ramp beyond NCCL's latency (the scale at its lower bound)",
+				},
+				RampGamma: Param{
+					Value:  1.0,
+					Source: "bound",
+					Datasets: []string{
+						"snellius-h100-4gpu-nvlink",
+						"snellius-h100-4gpu-nvlink-allgather",
+						"snellius-h100-4gpu-nvlink-reducescatter",
+					},
+					Note: "mid-size rows from 1 independent source(s) only, fewer than the 2 that identify it: no ramp beyond NCCL's latency (linear)",
+				},
+				Band: Band{MedianPct: 16.15, MaxPct: 99.03, OverPct: 83.19, Datasets: 5, Sources: 3, Points: 30, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "pcie",
@@ -206,7 +250,7 @@ func embeddedCalibration() *Calibration {
 			{
 				Class: "net-host",
 				Efficiency: Param{
-					Value:  0.4678,
+					Value:  0.5285,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-2node-hdr-gdr-sys",
@@ -214,28 +258,34 @@ func embeddedCalibration() *Calibration {
 						"a100pcie-2node-hdr-phb-gdr-sys",
 						"a100pcie-2node-hdr-phb-nogdr",
 						"moc-h100-2node-1gpu-roce-nogdr",
+						"polaris-a100-2node-8gpu-slingshot-allgather",
+						"polaris-a100-2node-8gpu-slingshot-allreduce",
 					},
-					Note: "fitted on 5 datasets from 3 sources",
+					Note: "fitted on 7 datasets from 4 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.0,
-					Source: "bound",
+					Value:  1.036,
+					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-2node-hdr-gdr-sys",
 						"a100pcie-2node-hdr-nogdr-nps4",
+						"polaris-a100-2node-8gpu-slingshot-allgather",
+						"polaris-a100-2node-8gpu-slingshot-allreduce",
 					},
-					Note: "small-message rows from 1 independent source(s) only, fewer than the 2 that identify it: NCCL's own latency (factor 1)",
+					Note: "fitted on 4 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  531900.0,
+					Value:  480300.0,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-2node-hdr-gdr-sys",
 						"a100pcie-2node-hdr-nogdr-nps4",
 						"a100pcie-2node-hdr-phb-gdr-sys",
 						"a100pcie-2node-hdr-phb-nogdr",
+						"polaris-a100-2node-8gpu-slingshot-allgather",
+						"polaris-a100-2node-8gpu-slingshot-allreduce",
 					},
-					Note: "fitted on 4 datasets from 2 sources",
+					Note: "fitted on 6 datasets from 3 sources",
 				},
 				RampGamma: Param{
 					Value:  0.5,
@@ -245,10 +295,12 @@ func embeddedCalibration() *Calibration {
 						"a100pcie-2node-hdr-nogdr-nps4",
 						"a100pcie-2node-hdr-phb-gdr-sys",
 						"a100pcie-2node-hdr-phb-nogdr",
+						"polaris-a100-2node-8gpu-slingshot-allgather",
+						"polaris-a100-2node-8gpu-slingshot-allreduce",
 					},
-					Note: "fitted on 4 datasets from 2 sources; at the lower bound 0.5 of its range",
+					Note: "fitted on 6 datasets from 3 sources; at the lower bound 0.5 of its range",
 				},
-				Band: Band{MedianPct: 30.01, MaxPct: 1349.0, OverPct: 98.16, UnderPct: 30.49, Datasets: 7, Sources: 5, Points: 268, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 18.47, MaxPct: 1323.0, OverPct: 128.0, UnderPct: 36.74, Datasets: 9, Sources: 6, Points: 290, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-tcp",
@@ -358,10 +410,23 @@ func embeddedCalibration() *Calibration {
 			{
 				Class: "shm-xsocket",
 				Efficiency: Param{
-					Value:  0.1405,
+					Value:  0.2432,
 					Source: "fitted",
 					Datasets: []string{
+						"a100pcie-4gpu-2socket-shm-sm02",
 						"a40-4gpu-xsocket-p2pdisabled",
+						"rtx4090-2gpu-shm-xsocket-allgather",
+						"rtx4090-2gpu-shm-xsocket-allreduce",
+						"rtx4090-2gpu-shm-xsocket-reducescatter",
+						"rtx4090-8gpu-2socket-nps4-shm",
+					},
+					Note: "fitted on 6 datasets from 4 sources",
+				},
+				LatencyFactor: Param{
+					Value:  1.425,
+					Source: "fitted",
+					Datasets: []string{
+						"a100pcie-4gpu-2socket-shm-sm02",
 						"rtx4090-2gpu-shm-xsocket-allgather",
 						"rtx4090-2gpu-shm-xsocket-allreduce",
 						"rtx4090-2gpu-shm-xsocket-reducescatter",
@@ -369,40 +434,31 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 5 datasets from 3 sources",
 				},
-				LatencyFactor: Param{
-					Value:  0.25,
-					Source: "fitted",
-					Datasets: []string{
-						"rtx4090-2gpu-shm-xsocket-allgather",
-						"rtx4090-2gpu-shm-xsocket-allreduce",
-						"rtx4090-2gpu-shm-xsocket-reducescatter",
-						"rtx4090-8gpu-2socket-nps4-shm",
-					},
-					Note: "fitted on 4 datasets from 2 sources; at the lower bound 0.25 of its range",
-				},
 				RampBytesPerRank: Param{
-					Value:  41030.0,
+					Value:  17570.0,
 					Source: "fitted",
 					Datasets: []string{
+						"a100pcie-4gpu-2socket-shm-sm02",
 						"rtx4090-2gpu-shm-xsocket-allgather",
 						"rtx4090-2gpu-shm-xsocket-allreduce",
 						"rtx4090-2gpu-shm-xsocket-reducescatter",
 						"rtx4090-8gpu-2socket-nps4-shm",
 					},
-					Note: "fitted on 4 datasets from 2 sources",
+					Note: "fitted on 5 datasets from 3 sources",
 				},
 				RampGamma: Param{
-					Value:  0.9962,
+					Value:  0.9982,
 					Source: "fitted",
 					Datasets: []string{
+						"a100pcie-4gpu-2socket-shm-sm02",
 						"rtx4090-2gpu-shm-xsocket-allgather",
 						"rtx4090-2gpu-shm-xsocket-allreduce",
 						"rtx4090-2gpu-shm-xsocket-reducescatter",
 						"rtx4090-8gpu-2socket-nps4-shm",
 					},
-					Note: "fitted on 4 datasets from 2 sources",
+					Note: "fitted on 5 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 175.5, MaxPct: 396.2, OverPct: 318.5, UnderPct: 88.06, Datasets: 5, Sources: 3, Points: 36, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 199.8, MaxPct: 473.1, OverPct: 356.5, UnderPct: 84.84, Datasets: 6, Sources: 4, Points: 44, MinBytes: 1048576, OutOfSample: true},
 			},
 		},
 		Datasets: []DatasetUse{
@@ -459,6 +515,17 @@ func embeddedCalibration() *Calibration {
 				},
 			},
 			{
+				ID:     "a100pcie-4gpu-2socket-shm-sm02",
+				Source: "public github markdown page '硬件平台' (chinese-language deep-learning notes, section 通信速度 / nccl",
+				Class:  "shm-xsocket",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
 				ID:     "a40-2gpu-node-p2pdisabled",
 				Source: "github.com/eugenesiow",
 				Class:  "shm",
@@ -470,7 +537,7 @@ func embeddedCalibration() *Calibration {
 			{
 				ID:     "a40-2gpu-nvlink-bridge-nv4",
 				Source: "github.com/eugenesiow",
-				Class:  "nvlink",
+				Class:  "nvlink-direct",
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
@@ -658,7 +725,7 @@ func embeddedCalibration() *Calibration {
 			{
 				ID:     "h100pcie-2gpu-nvlink-bridge",
 				Source: "author:chinthysl",
-				Class:  "nvlink",
+				Class:  "nvlink-direct",
 				Reason: "The NVLink link count is not published. The topology assumes the usual three bridges (NV12, 247 GB/s in NCCL's model); at that count both NCCL's model and the estimate predict about twice the measured 116 GB/s, which would instead fit about six links. A run whose link count is unknown cannot calibrate the NVLink efficiency.",
 				Constrains: []string{
 					"efficiency",
@@ -799,6 +866,28 @@ func embeddedCalibration() *Calibration {
 				},
 			},
 			{
+				ID:     "polaris-a100-2node-8gpu-slingshot-allgather",
+				Source: "author:hzheng",
+				Class:  "net-host",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "polaris-a100-2node-8gpu-slingshot-allreduce",
+				Source: "author:hzheng",
+				Class:  "net-host",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
 				ID:     "rtx4090-2gpu-shm-xsocket-allgather",
 				Source: "public github text file (console log of comprehensive_nccl_tests.sh) (repository not recorded)",
 				Class:  "shm-xsocket",
@@ -900,7 +989,7 @@ func embeddedCalibration() *Calibration {
 			{
 				ID:     "snellius-h100-4gpu-nvlink",
 				Source: "github.com/odissei-benchmarks",
-				Class:  "nvlink",
+				Class:  "nvlink-direct",
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
@@ -911,7 +1000,7 @@ func embeddedCalibration() *Calibration {
 			{
 				ID:     "snellius-h100-4gpu-nvlink-allgather",
 				Source: "github.com/odissei-benchmarks",
-				Class:  "nvlink",
+				Class:  "nvlink-direct",
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
@@ -922,7 +1011,7 @@ func embeddedCalibration() *Calibration {
 			{
 				ID:     "snellius-h100-4gpu-nvlink-reducescatter",
 				Source: "github.com/odissei-benchmarks",
-				Class:  "nvlink",
+				Class:  "nvlink-direct",
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
@@ -937,6 +1026,39 @@ func embeddedCalibration() *Calibration {
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
+				},
+			},
+			{
+				ID:     "together-h100-8gpu-nvswitch-ring-allgather",
+				Source: "github.com/togethercomputer",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "together-h100-8gpu-nvswitch-ring-allreduce",
+				Source: "github.com/togethercomputer",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "together-h100-8gpu-nvswitch-ring-reducescatter",
+				Source: "github.com/togethercomputer",
+				Class:  "nvlink",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
 				},
 			},
 			{

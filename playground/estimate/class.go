@@ -20,19 +20,20 @@ func (c Class) String() string { return string(c) }
 
 // Path classes, from the fastest kind of hop to the slowest.
 const (
-	ClassNVLink      Class = "nvlink"       // CUDA P2P over NVLink, through NVSwitches or a bridge
-	ClassPCIe        Class = "pcie"         // CUDA P2P over PCIe within one CPU socket
-	ClassPCIeXSocket Class = "pcie-xsocket" // CUDA P2P over PCIe across CPU sockets (path SYS)
-	ClassNetRDMA     Class = "net-rdma"     // the network through RDMA verbs: InfiniBand or RoCE
-	ClassNetHost     Class = "net-host"     // RDMA verbs with the GPU-NIC traffic through a CPU: no GPUDirect RDMA, or GPUDirect RDMA across a host bridge or the sockets
-	ClassNetTCP      Class = "net-tcp"      // the network through sockets (TCP, GPUDirect-TCPX/TCPXO)
-	ClassSHM         Class = "shm"          // staging through host memory within one CPU socket
-	ClassSHMXSocket  Class = "shm-xsocket"  // staging through host memory across CPU sockets
+	ClassNVLink       Class = "nvlink"        // CUDA P2P over NVLink through NVSwitches
+	ClassNVLinkDirect Class = "nvlink-direct" // CUDA P2P over NVLink links that join two GPUs directly (a bridge, or an all-to-all board without NVSwitch)
+	ClassPCIe         Class = "pcie"          // CUDA P2P over PCIe within one CPU socket
+	ClassPCIeXSocket  Class = "pcie-xsocket"  // CUDA P2P over PCIe across CPU sockets (path SYS)
+	ClassNetRDMA      Class = "net-rdma"      // the network through RDMA verbs: InfiniBand or RoCE
+	ClassNetHost      Class = "net-host"      // RDMA verbs with the GPU-NIC traffic through a CPU: no GPUDirect RDMA, or GPUDirect RDMA across a host bridge or the sockets
+	ClassNetTCP       Class = "net-tcp"       // the network through sockets (TCP, GPUDirect-TCPX/TCPXO)
+	ClassSHM          Class = "shm"           // staging through host memory within one CPU socket
+	ClassSHMXSocket   Class = "shm-xsocket"   // staging through host memory across CPU sockets
 )
 
 // Classes lists every class in the order above.
 func Classes() []Class {
-	return []Class{ClassNVLink, ClassPCIe, ClassPCIeXSocket, ClassNetRDMA, ClassNetHost, ClassNetTCP, ClassSHM, ClassSHMXSocket}
+	return []Class{ClassNVLink, ClassNVLinkDirect, ClassPCIe, ClassPCIeXSocket, ClassNetRDMA, ClassNetHost, ClassNetTCP, ClassSHM, ClassSHMXSocket}
 }
 
 // slowness orders the classes for picking the bottleneck of a graph whose
@@ -50,7 +51,9 @@ func (c Class) slowness() int {
 func (c Class) Describe() string {
 	switch c {
 	case ClassNVLink:
-		return "NVLink / NVSwitch P2P"
+		return "NVLink P2P through NVSwitches"
+	case ClassNVLinkDirect:
+		return "NVLink P2P over direct links (bridge or all-to-all board, no NVSwitch)"
 	case ClassPCIe:
 		return "PCIe P2P"
 	case ClassPCIeXSocket:
@@ -199,8 +202,18 @@ func Route(res *model.Result, fabric Fabric) (Routing, error) {
 		}
 		return 0
 	}
+	// Without an NVSwitch every NVLink connects one pair of GPUs, so a
+	// channel's hop to a peer uses only the links to that peer; with one,
+	// every peer is reached over all of the GPU's links (NCCL keeps a
+	// single NVS node, src/graph/topo.cc). The two are different paths
+	// (a crossbar that serves every peer at the GPU's full link count,
+	// against links owned by one pair) and are calibrated apart.
+	direct := res.Analysis.Local.Count(topo.NVS) == 0
 	for _, p := range pairs {
 		c := pairClass(p, fabric)
+		if c == ClassNVLink && direct {
+			c = ClassNVLinkDirect
+		}
 		pc[p.From*n+p.To] = c
 		hops[p.From*n+p.To] = Hop{Class: c, PathBw: float64(p.Bw), PCIeBw: math.Min(cpuBw(p.From), cpuBw(p.To)), CrossSocket: p.Type >= topo.PathSYS}
 	}
@@ -219,11 +232,6 @@ func Route(res *model.Result, fabric Fabric) (Routing, error) {
 	if nodes > 1 && netClass == ClassNetRDMA && netThroughHost(res, lp) {
 		netClass = ClassNetHost
 	}
-	// Without an NVSwitch every NVLink connects one pair of GPUs, so a
-	// channel's hop to a peer uses only the links to that peer; with one,
-	// every peer is reached over all of the GPU's links (NCCL keeps a
-	// single NVS node, src/graph/topo.cc).
-	direct := res.Analysis.Local.Count(topo.NVS) == 0
 	for a := tune.Algorithm(0); a < tune.NumAlgorithms; a++ {
 		if nodes > 1 {
 			rt.Algo[a] = netClass
@@ -374,7 +382,7 @@ func graphHops(g *graph.Graph, hops []Hop, n int, wrap, direct bool) ([]Hop, flo
 		if h.Class == "" {
 			continue
 		}
-		if direct && h.Class == ClassNVLink && len(g.Channels) > 0 {
+		if direct && h.Class == ClassNVLinkDirect && len(g.Channels) > 0 {
 			h.PathBw *= float64(len(g.Channels)) / float64(uses[e])
 		}
 		if seen[h] {

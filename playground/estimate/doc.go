@@ -47,10 +47,13 @@
 // carries it:
 //
 //   - NVLink P2P: η_nvlink × links × per-link bandwidth (NCCL's NVLink path
-//     bandwidth); without an NVSwitch the links of a pair carry only the
-//     channels stepping over that pair, so a pair used by k of C channels
-//     allows C/k times its links (a 4-GPU all-to-all board reaches its
-//     GPUs' 18 links, a bridged pair keeps the bridge's);
+//     bandwidth); without an NVSwitch (class nvlink-direct, with its own
+//     efficiency, latency factor and ramp) the links of a pair carry only
+//     the channels stepping over that pair, so a pair used by k of C
+//     channels allows C/k times its links (a 4-GPU all-to-all board
+//     reaches its GPUs' 18 links, a bridged pair keeps the bridge's);
+//     where direct NVLink has too few sources for its efficiency it takes
+//     the one fitted through NVSwitches (same links and link protocol);
 //   - PCIe P2P: η_pcie × the narrowest PCIe link between the GPUs (the
 //     switch or the root complex; generation × width as NCCL reads them,
 //     src/graph/topo.cc, ncclTopoAddPci);

@@ -305,7 +305,9 @@ func TestRoute(t *testing.T) {
 		want   Class
 	}{
 		{"a100-sxm-8x", 1, nil, FabricAuto, ClassNVLink},
-		{"a40-2x-nvlink-bridge", 1, nil, FabricAuto, ClassNVLink},
+		{"a40-2x-nvlink-bridge", 1, nil, FabricAuto, ClassNVLinkDirect},
+		{"h100-4x-nvlink-4ib", 1, nil, FabricAuto, ClassNVLinkDirect}, // all-to-all board, no NVSwitch
+		{"h100-sxm-8x", 1, map[string]string{"NCCL_ALGO": "Ring"}, FabricAuto, ClassNVLink},
 		{"rtx4090-4x-pcie-switch-p2p", 1, nil, FabricAuto, ClassPCIe},
 		{"rtx4090-2x", 1, nil, FabricAuto, ClassSHM},
 		{"rtx4090-2x-2socket", 1, nil, FabricAuto, ClassSHMXSocket},
@@ -582,6 +584,7 @@ func BenchmarkEstimate(b *testing.B) {
 func TestHopBandwidth(t *testing.T) {
 	ps := defaultParams()
 	ps.eff[classIndex(ClassNVLink)] = 0.9
+	ps.eff[classIndex(ClassNVLinkDirect)] = 0.8
 	ps.eff[classIndex(ClassPCIe)] = 1.1
 	ps.eff[classIndex(ClassSHMXSocket)] = 0.1
 	ps.host = 2.5
@@ -590,7 +593,8 @@ func TestHopBandwidth(t *testing.T) {
 		hop  Hop
 		want float64
 	}{
-		{"NVLink bridge, 4 links of 12 GB/s", Hop{Class: ClassNVLink, PathBw: 48}, 0.9 * 48},
+		{"NVSwitch, 12 links of 20 GB/s", Hop{Class: ClassNVLink, PathBw: 240}, 0.9 * 240},
+		{"NVLink bridge, 4 links of 12 GB/s", Hop{Class: ClassNVLinkDirect, PathBw: 48}, 0.8 * 48},
 		{"PCIe Gen4 x16 P2P", Hop{Class: ClassPCIe, PathBw: 24}, 1.1 * 24},
 		{"SHM Gen4 x16: host staging binds", Hop{Class: ClassSHM, PathBw: 24, PCIeBw: 24}, 2.5},
 		{"SHM Gen3 x16: host staging binds", Hop{Class: ClassSHM, PathBw: 12, PCIeBw: 12}, 2.5},
@@ -737,10 +741,14 @@ func TestDirectNVLinkHops(t *testing.T) {
 		if len(hops) == 0 {
 			t.Fatalf("%s: no ring hops", tc.preset)
 		}
+		want := ClassNVLinkDirect
+		if tc.preset == "a100-sxm-8x" {
+			want = ClassNVLink
+		}
 		low := math.Inf(1)
 		for _, h := range hops {
-			if h.Class != ClassNVLink {
-				t.Fatalf("%s: hop %+v is not NVLink", tc.preset, h)
+			if h.Class != want {
+				t.Fatalf("%s: hop %+v is not %s", tc.preset, h, want)
 			}
 			low = math.Min(low, h.PathBw)
 		}
@@ -1048,5 +1056,46 @@ func TestCrossSocketEfficiencyIsCeiling(t *testing.T) {
 				t.Errorf("efficiency %v, want %v (the plateau share of %s; shares %v)", p.Efficiency.Value, share[tc.want], tc.want, share)
 			}
 		})
+	}
+}
+
+// TestDirectNVLinkSharesEfficiency: direct NVLink (class nvlink-direct, a
+// bridge or an all-to-all board) runs the same links as NVLink through
+// NVSwitches. With NVSwitch runs of two sources and a direct run of one,
+// the direct class does not keep the bound 1 but takes the efficiency
+// fitted through the NVSwitches (source "pooled", naming the NVSwitch
+// datasets), while its latency factor stays NCCL's own; with two direct
+// sources it fits its own.
+func TestDirectNVLinkSharesEfficiency(t *testing.T) {
+	sets, build, _ := fixtures(t)
+	nvs := datasetByID(t, sets, "xxrjun-h100-8gpu-nvswitch-allreduce")
+	direct := datasetByID(t, sets, "snellius-h100-4gpu-nvlink")
+	copyAs := func(base *Dataset, id, author string) *Dataset {
+		d := *base
+		d.ID, d.Source.Author = id, author
+		return &d
+	}
+	ctx := context.Background()
+	one, err := Fit(ctx, []*Dataset{copyAs(nvs, "s1", "one"), copyAs(nvs, "s2", "two"), copyAs(direct, "d1", "three")}, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw, _ := one.For(ClassNVLink)
+	dp, _ := one.For(ClassNVLinkDirect)
+	if sw.Efficiency.Source != "fitted" {
+		t.Fatalf("NVSwitch efficiency %+v, want fitted on two sources", sw.Efficiency)
+	}
+	if dp.Efficiency.Source != "pooled" || dp.Efficiency.Value != sw.Efficiency.Value || len(dp.Efficiency.Datasets) != 2 {
+		t.Errorf("direct efficiency %+v with one direct source, want the NVSwitch value %v pooled from s1, s2", dp.Efficiency, sw.Efficiency.Value)
+	}
+	if dp.LatencyFactor.Source != "bound" || dp.LatencyFactor.Value != 1 {
+		t.Errorf("direct latency %+v with one direct source, want NCCL's own", dp.LatencyFactor)
+	}
+	two, err := Fit(ctx, []*Dataset{copyAs(nvs, "s1", "one"), copyAs(nvs, "s2", "two"), copyAs(direct, "d1", "three"), copyAs(direct, "d2", "four")}, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dp2, _ := two.For(ClassNVLinkDirect); dp2.Efficiency.Source != "fitted" {
+		t.Errorf("direct efficiency %+v with two direct sources, want fitted", dp2.Efficiency)
 	}
 }

@@ -182,7 +182,7 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 }
 
 // numClasses is the length of Classes().
-const numClasses = 8
+const numClasses = 9
 
 // classIndex numbers the classes for the parameter arrays.
 func classIndex(c Class) int { return c.slowness() }
@@ -242,8 +242,8 @@ func (ps *paramSet) plateau(c cell, rt *Routing) float64 {
 func (ps *paramSet) hopBw(h Hop) float64 {
 	pcie := ps.eff[classIndex(ClassPCIe)]
 	switch h.Class {
-	case ClassNVLink:
-		return ps.eff[classIndex(ClassNVLink)] * h.PathBw
+	case ClassNVLink, ClassNVLinkDirect:
+		return ps.eff[classIndex(h.Class)] * h.PathBw
 	case ClassPCIe:
 		return pcie * h.PathBw
 	case ClassPCIeXSocket:
@@ -409,10 +409,10 @@ func sourceWeights(sets []*prepared) []float64 {
 }
 
 // FitObjective describes the fit in words (written to the calibration).
-const FitObjective = "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (in the bandwidth fit every modelled system of a source weighs the same: preset, nodes, environment, fabric), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; pcie-xsocket: the highest plateau share of the GPU link among the datasets, a ceiling, its latency and ramp as fitted together with the fitted efficiency; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25: 25 GB/s per link against NCCL's 20-20.6; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits"
+const FitObjective = "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (in the bandwidth fit every modelled system of a source weighs the same: preset, nodes, environment, fabric), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; pcie-xsocket: the highest plateau share of the GPU link among the datasets, a ceiling, its latency and ramp as fitted together with the fitted efficiency; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25 (nvlink and nvlink-direct): 25 GB/s per link against NCCL's 20-20.6; nvlink-direct with plateau rows from fewer than two sources takes the nvlink efficiency (the same links), not the bound; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits"
 
 // Formula is the calibrated model in one line.
-const Formula = "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw, without an NVSwitch times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message"
+const Formula = "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw; nvlink-direct, without an NVSwitch: eta_nvlink-direct*links*per-link bw times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message"
 
 // Fit fits the calibration on the datasets marked fit and measures the
 // error bands on all of them. The result is deterministic.
@@ -492,6 +492,9 @@ type fitResult struct {
 	// hostPooled is set when the host staging rate was fitted on
 	// cross-socket runs only.
 	hostPooled bool
+	// nvlinkShared is set when direct NVLink took the link efficiency
+	// fitted through NVSwitches.
+	nvlinkShared bool
 }
 
 // defaultParams is the parameter set of a fit that saw no data: NCCL's own
@@ -641,6 +644,17 @@ func fitParams(ctx context.Context, fitted []*prepared) (*fitResult, error) {
 			ps.eff[classIndex(c)] = 1
 		}
 	}
+	// Direct NVLink and NVLink through NVSwitches run the same links and
+	// link protocol (payload per flit, 25 GB/s per link and direction for
+	// NVLink 2-4); what differs is the path, which the topology gives (the
+	// pair's links against the GPU's). Where direct NVLink has plateau
+	// rows from fewer than MinShapeSources sources, it takes the link
+	// efficiency fitted through NVSwitches instead of the bound 1; its
+	// latency factor and ramp stay NCCL's own (they belong to the path).
+	if len(fr.sup[ClassNVLinkDirect].eff) == 0 && len(fr.sup[ClassNVLink].eff) > 0 {
+		ps.eff[classIndex(ClassNVLinkDirect)] = ps.eff[classIndex(ClassNVLink)]
+		fr.nvlinkShared = true
+	}
 	ps.eff[classIndex(ClassSHM)] = 1
 	fr.ps = ps
 	return fr, nil
@@ -671,6 +685,13 @@ func assemble(fr *fitResult, all []*prepared) *Calibration {
 			cp.HostStagingGBps = &h
 		case c == ClassSHMXSocket && fr.hostPooled:
 			cp.Efficiency = Param{Value: 1, Source: "bound", Datasets: sup.eff, Note: "held at the physical bound: without a single-socket SHM run the cross-socket runs fit the host staging rate instead"}
+		case c == ClassNVLinkDirect && fr.nvlinkShared:
+			nv := fr.sup[ClassNVLink].eff
+			note := "no direct-NVLink plateau rows: "
+			if len(sup.effWeak) > 0 {
+				note = weakNote("plateau", sup.effWeak, fr.sources)
+			}
+			cp.Efficiency = Param{Value: round4(ps.eff[ci]), Source: "pooled", Datasets: nv, Note: note + "the NVLink link efficiency fitted through NVSwitches (the same links and link protocol) is used; " + supportNote(nv, fr.sources)}
 		case c == ClassPCIeXSocket && len(sup.eff) > 0:
 			// fitParams set it to envelopeEfficiency, not to a fitted value.
 			cp.Efficiency = Param{Value: round4(ps.eff[ci]), Source: "fitted", Datasets: sup.eff, Note: "the highest plateau share of the GPU link among " + strings.TrimPrefix(supportNote(sup.eff, fr.sources), "fitted on ") + " (a ceiling, not a fitted centre: the sources disagree in ways the topology cannot show)"}
@@ -1027,7 +1048,7 @@ func effBoxFor(c Class) box {
 		return box{0.01, maxEffNet}
 	case ClassPCIe, ClassPCIeXSocket:
 		return box{0.01, maxEffPCIe}
-	case ClassNVLink:
+	case ClassNVLink, ClassNVLinkDirect:
 		return box{0.01, maxEffNVLink}
 	}
 	return box{0.01, maxEffOther}
