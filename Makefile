@@ -48,6 +48,7 @@ pdf: site ## write public/handbook.pdf (PAPER=a4|letter)
 calibrate: ## refit data/calibration.yaml on data/measurements/ and regenerate the files compiled from it
 	$(GO) run ./playground/cmd/ncclsim calibrate
 	$(GO) generate ./playground/estimate
+	$(GO) generate ./playground/service
 	sh playground/service/testdata/regen.sh
 
 clean: ## remove everything generated
