@@ -155,6 +155,19 @@ func boundsCheck(errorHas, loadedHas, textHas string) func(b *browser) {
 	}
 }
 
+// pasteRefused checks the common bounds after a paste a box refuses
+// whole: the refusal is on the page, and the box is still empty.
+func pasteRefused(selector string) func(b *browser) {
+	bounds := boundsCheck("was not taken", "", "")
+	return func(b *browser) {
+		b.t.Helper()
+		bounds(b)
+		if n := eval[int](b, `document.querySelector(`+jsString(selector)+`).value.length`); n != 0 {
+			b.t.Errorf("%s holds %d characters after the refused paste, want none", selector, n)
+		}
+	}
+}
+
 // showBytes is bigtext.js's SHOW_BYTES.
 const showBytes = 256 * 1024
 
@@ -335,6 +348,17 @@ func hostileInputs(tb testing.TB, dir string) []hostileInput {
 			check: boundsCheck("", "", "unpacks to more than 2 MiB, the limit")},
 		hostileInput{page: "topology", name: fmt.Sprintf("%.0f KB ?env= link", float64(len(envLink))/1000), open: envLink,
 			check: boundsCheck("NCCL_NOT_A_KNOB", "", "more. The inputs show")},
+		// Session 8's attack F1: megabytes pasted into the environment box
+		// and into a one-line input; refused whole (ui.js capText).
+		hostileInput{page: "topology", name: "8 MiB of NAME=VALUE lines pasted into the environment box", open: "playground/topology/",
+			prep: func(b *browser, _ string) {
+				eval[bool](b, `(() => { const l = []; let n = 0; for (let i = 0; n < 8 << 20; i++) { const s = 'NCCL_NOT_A_KNOB_' + i + '=1'; l.push(s); n += s.length + 1; } window.__envText = l.join('\n'); return true; })()`)
+			},
+			act:   func(b *browser, _ string) { eval[bool](b, pasteJS("[name=env]", `window.__envText`)) },
+			check: pasteRefused("[name=env]")},
+		hostileInput{page: "algorithms", name: "1 MiB line pasted into NCCL_ALGO", open: "playground/algorithms/",
+			act:   func(b *browser, _ string) { eval[bool](b, pasteJS("[name=NCCL_ALGO]", `'Ring,'.repeat(1 << 18)`)) },
+			check: pasteRefused("[name=NCCL_ALGO]")},
 		hostileInput{page: "step", name: fmt.Sprintf("%.0f KB link of 60,000 unknown parameters", float64(len(junkLink))/1000), open: junkLink,
 			check: boundsCheck("", "", "past its first 32 KiB")},
 		hostileInput{page: "step", name: "the issue's million-bucket link", open: stepLink,

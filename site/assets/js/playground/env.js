@@ -2,9 +2,15 @@
 // line) and, optionally, dedicated controls for a few variables. Each
 // variable's problems are shown next to the control it came from.
 import { LIMITS } from './constants.js';
-import { h, field, setError } from './ui.js';
+import { h, field, setError, capText } from './ui.js';
 
 export const MAX_ENV_LINES = LIMITS.envVars;
+
+// MAX_ENV_CHARS is the most the environment box takes: the variables the
+// model reads, each at its longest, one per line. A longer paste is
+// refused (capText) rather than laid out; an environment dump belongs in
+// the doctor page, which keeps large text out of its boxes.
+export const MAX_ENV_CHARS = LIMITS.envVars * (LIMITS.envLen + 1);
 
 // envEditor builds the controls. dedicated: [{name, label, type: 'text' |
 // 'number' | 'check', hint, placeholder}] — their values are taken out of
@@ -50,6 +56,7 @@ export function envEditor({ state, dedicated = [], onChange }) {
   area.addEventListener('input', () => changed(300));
   area.addEventListener('change', () => changed(0));
   const fArea = field({ label: dedicated.length ? 'Other NCCL variables' : 'NCCL environment', control: area, wide: true, hint: 'One NAME=VALUE per line, with NCCL’s own syntax.' });
+  capText(fArea, MAX_ENV_CHARS);
   controls.push(fArea.wrap);
   const warn = h('ul', { class: 'pg-notes', 'aria-live': 'polite' });
   controls.push(warn);
