@@ -18,24 +18,13 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/distributed-nav/distributed-nav/generator/sitetest/headless"
 )
 
 // The browser tests run the real search box (site/assets/js/search) with the real SQLite
-// engine (@sqlite.org/sqlite-wasm from node_modules) in headless Chromium, against a site
-// served by the test under a sub-path. They use Debian's /usr/bin/chromium (which `make
-// test` installs), or the binary CHROME names; they fail, never skip, when it is missing.
-func chromePath(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("CHROME")
-	if p == "" {
-		p = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("browser tests need Chromium at %s (make test installs Debian's chromium): %v", p, err)
-	}
-	requireFTS5(t)
-	return p
-}
+// engine (@sqlite.org/sqlite-wasm from node_modules) in headless Chromium (headless.New:
+// Debian's /usr/bin/chromium, which `make test` installs), against a site served by the
+// test under a sub-path. They fail, never skip, when Chromium is missing.
 
 // repoRoot is two levels up from this package.
 func repoRoot(t *testing.T) string {
@@ -130,18 +119,13 @@ func layoutSite(t *testing.T, dir, sub string, db []byte) string {
 
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromePath(t)),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
+	requireFTS5(t)
+	ctx, cancel, err := headless.New(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelC := chromedp.NewContext(actx)
 	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	t.Cleanup(func() { cancelT(); cancel() })
 	return ctx
 }
 
@@ -338,23 +322,12 @@ func TestBrowserSearchBox(t *testing.T) {
 		}
 		return v
 	}
-	// poll waits for expr to hold. Right after a navigation chromedp may
-	// still address the old document's execution context, which the new
-	// one destroyed ("Cannot find context with specified id", seen on a
-	// loaded CI machine): the poll is then started again on the new one
-	// (the expression only reads the page, so repeating it is harmless).
+	// poll waits for expr, which only reads the page, to hold (headless.Poll
+	// starts again where a navigation left chromedp on a stale context).
 	poll := func(expr string) {
 		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for left := 20 * time.Second; ; left = time.Until(deadline) {
-			_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(left)))
-			if err == nil {
-				return
-			}
-			if !strings.Contains(err.Error(), "Cannot find context with specified id") || time.Until(deadline) < 100*time.Millisecond {
-				t.Fatalf("waiting for %s: %v", expr, err)
-			}
-			time.Sleep(50 * time.Millisecond)
+		if err := headless.Poll(ctx, expr, 20*time.Second, 20*time.Millisecond); err != nil {
+			t.Fatalf("waiting for %s: %v", expr, err)
 		}
 	}
 	// waitLocation waits for a navigation to a page whose pathname+hash is want. Polling in

@@ -5,55 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
-
-// ChromiumPath is Debian's Chromium, which `make test` installs.
-const ChromiumPath = "/usr/bin/chromium"
-
-// NewBrowser starts headless Chromium with the flags of the design card and a
-// fresh profile in profileDir. Browser tests never skip: a missing Chromium is
-// an error that names the package to install.
-func NewBrowser(parent context.Context, profileDir string) (context.Context, context.CancelFunc, error) {
-	if _, err := os.Stat(ChromiumPath); err != nil {
-		return nil, nil, fmt.Errorf("browser tests need Debian's chromium at %s (make test installs it; or: sudo apt-get install chromium): %w", ChromiumPath, err)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(ChromiumPath),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.UserDataDir(profileDir),
-		chromedp.WindowSize(1280, 800),
-	}
-	actx, acancel := chromedp.NewExecAllocator(parent, opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	// Every document of the tab reports a Content-Security-Policy violation
-	// as a console error, which the browser tests fail on.
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: cspReporter}); err != nil {
-		cancel()
-		acancel()
-		return nil, nil, fmt.Errorf("start chromium: %w", err)
-	}
-	return ctx, func() { cancel(); acancel() }, nil
-}
-
-// cspReporter turns each securitypolicyviolation event of a document into
-// a console error naming the directive and what it blocked.
-const cspReporter = `document.addEventListener("securitypolicyviolation", (e) => {
-  console.error("CSP violation: " + e.violatedDirective + " blocked " + (e.blockedURI || "inline code") + " in " + e.sourceFile + ":" + e.lineNumber);
-});`
 
 // AxeHandler serves node_modules/axe-core/axe.min.js at /__test/axe.min.js so
 // that pages load it from our own origin.

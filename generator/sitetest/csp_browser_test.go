@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/distributed-nav/distributed-nav/generator/sitetest/headless"
 )
 
 // TestCSPViolationIsAnError checks the browser harness itself: a page whose
@@ -21,7 +22,7 @@ func TestCSPViolationIsAnError(t *testing.T) {
 			`<script>document.title = "ran"</script></head><body><h1>x</h1></body></html>`))
 	}))
 	defer srv.Close()
-	ctx, cancel, err := NewBrowser(context.Background(), t.TempDir())
+	ctx, cancel, err := headless.New(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

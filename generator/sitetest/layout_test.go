@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/distributed-nav/distributed-nav/generator/sitetest/headless"
 )
 
 // viewport is one screen size the layout must hold at.
@@ -73,7 +74,7 @@ func servedBrowser(t *testing.T, extra map[string]http.Handler, d time.Duration)
 	t.Helper()
 	srv := Serve(subSite.Public, subPath, extra)
 	t.Cleanup(srv.Close)
-	ctx, cancel, err := NewBrowser(context.Background(), t.TempDir())
+	ctx, cancel, err := headless.New(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/distributed-nav/distributed-nav/generator/sitetest/headless"
 )
 
 // The 404 page, served (as GitHub Pages does) for addresses at several depths under the
@@ -31,7 +32,7 @@ func TestNotFoundPageUnderSubPath(t *testing.T) {
 			t.Fatalf("%s: status %d, 404 page shown: %v", m, res.StatusCode, strings.Contains(string(body), "Page not found"))
 		}
 	}
-	ctx, cancel, err := NewBrowser(context.Background(), t.TempDir())
+	ctx, cancel, err := headless.New(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/distributed-nav/distributed-nav/generator/searchdb"
+	"github.com/distributed-nav/distributed-nav/generator/sitetest/headless"
 )
 
 // The real site's search database answers the queries of testdata/relevance.txt: at least
@@ -75,7 +76,7 @@ func TestSearchBrowserMatchesCLI(t *testing.T) {
 		inner.Config.Handler.ServeHTTP(w, r)
 	}))
 	defer srv.Close()
-	ctx, cancel, err := NewBrowser(context.Background(), t.TempDir())
+	ctx, cancel, err := headless.New(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

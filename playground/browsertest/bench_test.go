@@ -21,8 +21,7 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
-
-	"github.com/distributed-nav/distributed-nav/generator/sitetest"
+	"github.com/distributed-nav/distributed-nav/generator/sitetest/headless"
 )
 
 // The page budget (issue 13): under a 10 Mbit/s, 40 ms link, no page
@@ -244,7 +243,7 @@ func BenchmarkPageLoad(b *testing.B) {
 
 // measurePage loads url twice in a fresh throttled browser profile.
 func measurePage(profile, url string) (first, second pageLoad, err error) {
-	ctx, cancel, err := sitetest.NewBrowser(context.Background(), profile)
+	ctx, cancel, err := headless.New(context.Background(), profile)
 	if err != nil {
 		return first, second, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/distributed-nav/distributed-nav/generator/sitetest"
+	"github.com/distributed-nav/distributed-nav/generator/sitetest/headless"
 	"github.com/distributed-nav/distributed-nav/playground/service"
 )
 
@@ -91,7 +92,7 @@ func newBrowser(t testing.TB) *browser {
 func newBrowserFor(t testing.TB, d time.Duration) *browser {
 	t.Helper()
 	need(t)
-	ctx, cancel, err := sitetest.NewBrowser(context.Background(), t.TempDir())
+	ctx, cancel, err := headless.New(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,25 +156,10 @@ func (b *browser) waitRenders(n int) {
 	b.waitRendersFor(n, 60*time.Second)
 }
 
-// staleContext reports whether err says chromedp addressed an execution
-// context that a navigation destroyed: right after Navigate it may still
-// use the old document's ("Cannot find context with specified id", seen
-// on loaded machines). A read-only poll is then simply started again.
-func staleContext(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "Cannot find context with specified id")
-}
-
-// pollPage waits up to d for the read-only expression expr to hold,
-// starting again where a navigation left chromedp on a stale context.
+// pollPage waits up to d for the read-only expression expr to hold
+// (headless.Poll: it survives a navigation's stale context).
 func (b *browser) pollPage(expr string, d, every time.Duration) error {
-	deadline := time.Now().Add(d)
-	for left := d; ; left = time.Until(deadline) {
-		_, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(left), chromedp.WithPollingInterval(every)))
-		if !staleContext(err) || time.Until(deadline) < 100*time.Millisecond {
-			return err
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return headless.Poll(b.ctx, expr, d, every)
 }
 
 // waitRendersFor waits up to d for the page's n-th finished update.

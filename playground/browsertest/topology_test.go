@@ -1,7 +1,6 @@
 package browsertest
 
 import (
-	"github.com/chromedp/chromedp"
 	"html"
 	"io/fs"
 	"math"
@@ -10,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 // shownPairs reads the path matrix: "from-to" -> {path, transport, bw}.
