@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -159,5 +160,44 @@ func TestCalibrationOverride(t *testing.T) {
 	b, g := base.Calibrated.PlateauBusBwGBps, got.Calibrated.PlateauBusBwGBps
 	if math.Abs(g/b-0.5) > 1e-9 {
 		t.Errorf("plateau %g GB/s with the halved efficiency, %g with the built-in one: want half", g, b)
+	}
+}
+
+// A job of several nodes on a host without a NIC is refused by every
+// question that needs NCCL's tuning model, on the nodes input; the
+// topology still answers (its graphs carry the search's note), and one
+// node or a host with NICs is answered.
+func TestNodesNeedANetwork(t *testing.T) {
+	s := New()
+	ctx := context.Background()
+	step := StepInputs{Params: "1B", ForwardMs: "10", BackwardMs: "20"}
+	calls := map[string]func(*Request) error{
+		"tune":     func(r *Request) error { _, err := s.Tune(ctx, r); return err },
+		"estimate": func(r *Request) error { r.Coll, r.Bytes = "allreduce", "64M"; _, err := s.Estimate(ctx, r); return err },
+		"step":     func(r *Request) error { r.Step = step; _, err := s.Step(ctx, r); return err },
+	}
+	for _, tc := range []struct {
+		preset string // rtx4090-2x lists no <net>; h100-8x-ib lists its IB NICs
+		nodes  int
+		refuse bool
+	}{
+		{"rtx4090-2x", 1, false},
+		{"rtx4090-2x", 2, true},
+		{"rtx4090-2x", 3, true},
+		{"h100-8x-ib", 2, false},
+	} {
+		for name, call := range calls {
+			err := call(&Request{Preset: tc.preset, Nodes: tc.nodes})
+			var fe *FieldError
+			switch {
+			case tc.refuse && (!errors.As(err, &fe) || fe.Field != "nodes" || !strings.Contains(fe.Message, "no NET device")):
+				t.Errorf("%s %s x %d: %v, want a refusal on nodes naming the missing NET device", name, tc.preset, tc.nodes, err)
+			case !tc.refuse && err != nil:
+				t.Errorf("%s %s x %d: %v", name, tc.preset, tc.nodes, err)
+			}
+		}
+		if _, err := s.Topo(ctx, &Request{Preset: tc.preset, Nodes: tc.nodes}); err != nil {
+			t.Errorf("topo %s x %d: %v", tc.preset, tc.nodes, err)
+		}
 	}
 }

@@ -3,10 +3,12 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/figure"
+	"github.com/distributed-nav/distributed-nav/playground/topo"
 	"github.com/distributed-nav/distributed-nav/playground/tune"
 )
 
@@ -105,7 +107,24 @@ func (s *Service) tuned(ctx context.Context, req *Request) (*built, error) {
 	if b.tuneErr != nil {
 		return nil, tuneField(b.tuneErr)
 	}
+	if err := needsNetwork(b); err != nil {
+		return nil, err
+	}
 	return b, nil
+}
+
+// needsNetwork refuses a job of several nodes on a host without a NET
+// device. NCCL reaches other hosts only through a NET transport (an IB or
+// socket device, which its topology lists as NET), so there every graph
+// falls back to one channel at 0.1 GB/s (search.cc's last resort) and,
+// from three nodes, no algorithm is usable at all: numbers for a network
+// the topology does not have would only mislead. The topology question
+// still answers, with that note.
+func needsNetwork(b *built) error {
+	if b.nodes <= 1 || len(b.host.sys.Nodes[topo.NET]) > 0 {
+		return nil
+	}
+	return fieldErr("nodes", fmt.Sprintf("%d nodes need a network between them, and this topology has no NET device (no NIC): NCCL reaches other hosts only through its network transports (InfiniBand/RoCE or sockets). Use 1 node, or a topology that lists the hosts' NICs (NCCL_TOPO_DUMP_FILE on a real host writes one).", b.nodes))
 }
 
 // newTuneResult assembles the TuneResult of b for f from the sweep.
