@@ -7,14 +7,14 @@ package estimate
 func embeddedCalibration() *Calibration {
 	return &Calibration{
 		Version:   1,
-		Formula:   "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw; nvlink-direct, without an NVSwitch: eta_nvlink-direct*links*per-link bw times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p); k_p: protocol buffer / Simple buffer; never below the time of a smaller message",
+		Formula:   "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw; nvlink-direct, without an NVSwitch: eta_nvlink-direct*links*per-link bw times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p), in one node a ring AllGather or ReduceScatter taking the AllReduce latency of its cell; k_p: protocol buffer / Simple buffer; never below the time of a smaller message",
 		NCCLModel: "v2.30.7-1",
 		Objective: "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (in the bandwidth fit every modelled system of a source weighs the same: preset, nodes, environment, fabric), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; pcie-xsocket: the highest plateau share of the GPU link among the datasets, a ceiling, its latency and ramp as fitted together with the fitted efficiency; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25 (nvlink and nvlink-direct): 25 GB/s per link against NCCL's 20-20.6; nvlink-direct with plateau rows from fewer than two sources takes the nvlink efficiency (the same links), not the bound; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits",
 		Classes: []ClassParams{
 			{
 				Class: "nvlink",
 				Efficiency: Param{
-					Value:  0.9888,
+					Value:  0.9917,
 					Source: "fitted",
 					Datasets: []string{
 						"dgxa100-4gpu-nvswitch-nccl2.16",
@@ -32,7 +32,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 11 datasets from 5 sources",
 				},
 				LatencyFactor: Param{
-					Value:  2.305,
+					Value:  2.163,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -43,7 +43,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 4 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  522300.0,
+					Value:  586300.0,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -58,7 +58,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 8 datasets from 3 sources",
 				},
 				RampGamma: Param{
-					Value:  0.6149,
+					Value:  0.6282,
 					Source: "fitted",
 					Datasets: []string{
 						"oci-a100sxm40-8gpu-1node",
@@ -72,12 +72,12 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 8 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 2.97, MaxPct: 53.69, OverPct: 19.62, UnderPct: 36.99, Datasets: 11, Sources: 5, Points: 105, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 2.437, MaxPct: 58.62, OverPct: 18.14, UnderPct: 43.7, Datasets: 11, Sources: 5, Points: 105, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "nvlink-direct",
 				Efficiency: Param{
-					Value:  0.9319,
+					Value:  0.9419,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-nvlink-bridge-nv4",
@@ -117,7 +117,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "mid-size rows from 1 independent source(s) only, fewer than the 2 that identify it: no ramp beyond NCCL's latency (linear)",
 				},
-				Band: Band{MedianPct: 16.15, MaxPct: 99.03, OverPct: 83.19, Datasets: 5, Sources: 3, Points: 30, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 8.016, MaxPct: 101.1, OverPct: 75.92, UnderPct: 0.9295, Datasets: 5, Sources: 3, Points: 30, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "pcie",
@@ -367,7 +367,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 9 datasets from 3 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.073,
+					Value:  0.9943,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -380,7 +380,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 6 datasets from 2 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  18770.0,
+					Value:  21780.0,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -423,7 +423,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 6 datasets from 4 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.425,
+					Value:  1.523,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-4gpu-2socket-shm-sm02",
@@ -435,7 +435,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 5 datasets from 3 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  17570.0,
+					Value:  13070.0,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-4gpu-2socket-shm-sm02",
@@ -447,7 +447,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 5 datasets from 3 sources",
 				},
 				RampGamma: Param{
-					Value:  0.9982,
+					Value:  1.0,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-4gpu-2socket-shm-sm02",
@@ -456,9 +456,9 @@ func embeddedCalibration() *Calibration {
 						"rtx4090-2gpu-shm-xsocket-reducescatter",
 						"rtx4090-8gpu-2socket-nps4-shm",
 					},
-					Note: "fitted on 5 datasets from 3 sources",
+					Note: "fitted on 5 datasets from 3 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 199.8, MaxPct: 473.1, OverPct: 356.5, UnderPct: 84.84, Datasets: 6, Sources: 4, Points: 44, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 199.8, MaxPct: 469.1, OverPct: 355.0, UnderPct: 84.84, Datasets: 6, Sources: 4, Points: 44, MinBytes: 1048576, OutOfSample: true},
 			},
 		},
 		Datasets: []DatasetUse{

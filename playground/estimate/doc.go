@@ -20,7 +20,9 @@
 //
 // where L is the model's latency of the cell for large messages (NCCL's
 // latency × latCount, with the ×1.4 of a multi-node ring Simple AllReduce,
-// tune.LatencyTime), λ scales it (the
+// tune.LatencyTime; in one node a ring AllGather or ReduceScatter takes
+// the AllReduce latency of its cell, whose floor it measures, see
+// latencyFunc), λ scales it (the
 // small-message floor), ρ·n_a·k_p is the bus size over which the bandwidth
 // ramps up to the plateau P and γ sets how gradual the ramp is. λ, ρ and
 // γ describe the software and the platform's per-step costs rather than a

@@ -1099,3 +1099,61 @@ func TestDirectNVLinkSharesEfficiency(t *testing.T) {
 		t.Errorf("direct efficiency %+v with two direct sources, want fitted", dp2.Efficiency)
 	}
 }
+
+// TestOneNodeRingGatherLatency: in one node a ring AllGather or
+// ReduceScatter starts from the latency of the AllReduce cell (the floor
+// the published runs measure for the three alike, latencyFunc); across
+// nodes it keeps NCCL's own term. Golden values on the 4-GPU NVLink board
+// (4 ranks, Ring LL, tuning.cc:148-158 and :289-291, :412): NCCL gives
+// AllReduce 6.6 + 6×0.6 = 10.2 µs and AllGather 6.6 + 3×0.6 = 8.4 µs; the
+// calibrated AllGather cell takes the 10.2.
+func TestOneNodeRingGatherLatency(t *testing.T) {
+	for _, tc := range []struct {
+		preset string
+		nodes  int
+		fabric Fabric
+	}{
+		{"h100-4x-nvlink-4ib", 1, FabricAuto},
+		{"h100-sxm-8x", 1, FabricAuto},
+		{"a100-sxm-8x", 2, FabricRDMA},
+	} {
+		s := system(t, tc.preset, tc.nodes, map[string]string{"NCCL_ALGO": "Ring"}, tc.fabric)
+		m := s.Model()
+		checked := 0
+		for _, f := range []tune.Func{tune.AllGather, tune.ReduceScatter} {
+			for _, p := range []tune.Protocol{tune.LL, tune.LL128, tune.Simple} {
+				if m.Bandwidths[f][tune.Ring][p] == 0 || m.Bandwidths[tune.AllReduce][tune.Ring][p] == 0 {
+					continue
+				}
+				own := float64(m.LatencyTime(f, tune.Ring, p, math.MaxUint64, 1))
+				ar := float64(m.LatencyTime(tune.AllReduce, tune.Ring, p, math.MaxUint64, 1))
+				want := own
+				if tc.nodes == 1 {
+					want = ar
+					if !(own < ar) {
+						t.Errorf("%s %v %v: NCCL's latency %.2f us not below AllReduce's %.2f us", tc.preset, f, p, own, ar)
+					}
+				}
+				if got := cellFor(m, f, tune.Ring, p, 1).lat; math.Abs(got-want) > 1e-6 {
+					t.Errorf("%s x%d %v %v: cell latency %.3f us, want %.3f (own %.3f, AllReduce %.3f)", tc.preset, tc.nodes, f, p, got, want, own, ar)
+				}
+				checked++
+			}
+		}
+		if checked == 0 {
+			t.Errorf("%s: no ring AllGather or ReduceScatter cell", tc.preset)
+		}
+	}
+	m := system(t, "h100-4x-nvlink-4ib", 1, nil, FabricAuto).Model()
+	for _, g := range []struct {
+		f    tune.Func
+		want float64
+	}{{tune.AllReduce, 10.2}, {tune.AllGather, 8.4}} {
+		if got := float64(m.LatencyTime(g.f, tune.Ring, tune.LL, math.MaxUint64, 1)); math.Abs(got-g.want) > 1e-3 {
+			t.Errorf("NCCL's %v Ring LL latency on 4 ranks: %.3f us, want %.1f", g.f, got, g.want)
+		}
+	}
+	if got := cellFor(m, tune.AllGather, tune.Ring, tune.LL, 1).lat; math.Abs(got-10.2) > 1e-3 {
+		t.Errorf("calibrated AllGather Ring LL cell latency: %.3f us, want 10.2", got)
+	}
+}

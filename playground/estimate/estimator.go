@@ -150,11 +150,34 @@ func (s *System) cellOf(f tune.Func, a tune.Algorithm, p tune.Protocol, pipeOps 
 // share of a channel reaches 64 bytes, tuning.cc ncclTopoGetAlgoTime: with
 // every parameter at its bound the calibrated latency is NCCL's) and the
 // bus bandwidth the model's algorithm bandwidth times nccl-tests' bus
-// factor (callers apply the routing's link factor).
+// factor (callers apply the routing's link factor). In one node a ring
+// AllGather or ReduceScatter takes the latency of the AllReduce cell
+// (latencyFunc).
 func cellFor(m *tune.Model, f tune.Func, a tune.Algorithm, p tune.Protocol, pipeOps int) cell {
 	return cell{a: a, p: p,
-		lat: float64(m.LatencyTime(f, a, p, math.MaxUint64, pipeOps)),
+		lat: float64(m.LatencyTime(latencyFunc(m, f, a, p), a, p, math.MaxUint64, pipeOps)),
 		bus: float64(m.Bandwidths[f][a][p]) * BusBwFactor(f, m.Sys.NRanks)}
+}
+
+// latencyFunc is the collective whose latency term the calibrated cell (a,
+// p) of f starts from. NCCL counts n-1 ring steps for AllGather and
+// ReduceScatter against 2(n-1) for AllReduce (tuning.cc:289-291), each at
+// the link's hwLatencies; but in one node the measured small-message floor
+// of AllGather and ReduceScatter is that of AllReduce on the same
+// communicator (data/measurements/README.md, change 9: 34.8/34.8 against
+// 35.4 µs on the togethercomputer NVSwitch H100s, 16.9/18.4 against 16.9
+// on the Snellius NVLink board, 14.5/18.9 against 17.0 on the RTX 4090
+// SHM pair, where NCCL's model gives AllGather 10.8, 8.4 and 7.6 against
+// 15.0, 10.2 and 8.6), so there the ring's latency is AllReduce's and λ
+// scales one latency for the three. Across nodes each network step does
+// cost (AllGather's floor is below AllReduce's on the two-node Snellius and
+// Polaris runs), and NCCL's own term is kept.
+func latencyFunc(m *tune.Model, f tune.Func, a tune.Algorithm, p tune.Protocol) tune.Func {
+	if m.Sys.NNodes == 1 && a == tune.Ring && (f == tune.AllGather || f == tune.ReduceScatter) &&
+		m.Bandwidths[tune.AllReduce][a][p] > 0 {
+		return tune.AllReduce
+	}
+	return f
 }
 
 // terms are the calibrated parameters resolved for one cell.
