@@ -344,6 +344,10 @@ func hostileInputs(tb testing.TB, dir string) []hostileInput {
 			check: boundsCheck("XML tokens", "flood.xml", "")},
 		hostileInput{page: "topology", name: fmt.Sprintf("%.1f KB #xml= link", float64(len(frag))/1000), open: "playground/topology/#xml=" + frag,
 			check: boundsCheck("XML tokens", "topology from the link", "")},
+		// Session 8's attack F3: invalid UTF-8 in a link is unreadable (as
+		// in a file), not a text grown by U+FFFD replacements.
+		hostileInput{page: "topology", name: "#xml= link of invalid UTF-8", open: "playground/topology/?p2p=auto&nodes=1#xml=" + xmlFragment(tb, "<system version=\"1\">\xff\xfe\x00</system>"), // a query of its own: a link differing only in its fragment would not reload the page
+			check: boundsCheck("", "", "#xml= (unreadable: not deflated base64url of UTF-8 text)")},
 		hostileInput{page: "topology", name: fmt.Sprintf("%.1f KB #xml= link of 16 MiB", float64(len(bomb))/1000), open: "playground/topology/?nodes=1#xml=" + bomb,
 			check: boundsCheck("", "", "unpacks to more than 2 MiB, the limit")},
 		hostileInput{page: "topology", name: fmt.Sprintf("%.0f KB ?env= link", float64(len(envLink))/1000), open: envLink,

@@ -104,7 +104,7 @@ async function boot() {
     const unused = unusedParams(state, form, w.state());
     if (queryCut()) unused.unshift(`the link's query past its first ${MAX_QUERY / 1024} KiB (it is ${Math.round(queryCut() / 1024)} KiB)`);
     if (linkXML === null) unused.push(`#xml= (the topology in the link unpacks to more than ${mib(LIMITS.xmlBytes)}, the limit)`);
-    else if (window.location.hash.startsWith('#xml=') && !xml) unused.push('#xml= (the topology in the link could not be read)');
+    else if (window.location.hash.startsWith('#xml=') && !xml) unused.push('#xml= (unreadable: not deflated base64url of UTF-8 text)');
     if (!unused.length) return;
     // A few names, each cut short, say enough; a hostile link can hold
     // thousands.

@@ -135,7 +135,10 @@ export async function decodeXML(maxBytes) {
   if (!m || typeof DecompressionStream === 'undefined' || m[1].length > MAX_LINK_XML) return '';
   try {
     const raw = await inflate(fromB64url(m[1]), maxBytes);
-    return raw ? new TextDecoder().decode(raw) : null;
+    // fatal: bytes that are not UTF-8 make the link unreadable, as the
+    // model refuses them in a file, instead of growing into U+FFFD
+    // replacements that the size check then reports as a larger text.
+    return raw ? new TextDecoder('utf-8', { fatal: true }).decode(raw) : null;
   } catch (e) {
     return '';
   }
