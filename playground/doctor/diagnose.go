@@ -35,7 +35,15 @@ func Diagnose(s *Summary, env ncclenv.Env) []Diagnosis {
 		}
 	}
 	out = append(out, d.envDiagnoses()...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Severity > out[j].Severity })
+	out = append(out, d.genericReadings(out)...)
+	// Most serious first, and the generic readings after every rule
+	// whatever their severity: they are never louder than a rule.
+	sort.SliceStable(out, func(i, j int) bool {
+		if gi, gj := isGeneric(out[i].ID), isGeneric(out[j].ID); gi != gj {
+			return gj
+		}
+		return out[i].Severity > out[j].Severity
+	})
 	return out
 }
 
@@ -822,8 +830,8 @@ func (d *diagnoser) ncclError() (Diagnosis, bool) {
 		Evidence:    ev.list(), Links: links(linkTroubleshoot, envLink("NCCL_DEBUG"), envLink("NCCL_DEBUG_SUBSYS"))}, true
 }
 
-// ncclWarn lists the WARN lines no other diagnosis explains.
-func (d *diagnoser) ncclWarn() (Diagnosis, bool) {
+// explainedLines returns the line numbers some rule's evidence holds.
+func (d *diagnoser) explainedLines() map[int]bool {
 	s := d.s
 	explained := map[int]bool{}
 	for _, e := range []Evidence{s.VersionMismatch, s.PeerLost, s.ShmFailure, s.P2PDisabled} {
@@ -841,6 +849,13 @@ func (d *diagnoser) ncclWarn() (Diagnosis, bool) {
 			explained[l.Line] = true
 		}
 	}
+	return explained
+}
+
+// ncclWarn lists the WARN lines no other diagnosis explains.
+func (d *diagnoser) ncclWarn() (Diagnosis, bool) {
+	s := d.s
+	explained := d.explainedLines()
 	rest := s.Warnings.Count - s.VersionMismatch.Count - s.PeerLost.Count - s.ShmFailure.Count
 	var ev evidence
 	for _, l := range s.Warnings.Lines {
