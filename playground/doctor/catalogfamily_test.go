@@ -159,3 +159,31 @@ func TestGenericReadingsLeaveRulesAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestIBWantedNoDevice: "NET/IB : No device found." with an environment
+// that asks for InfiniBand (NCCL_IB_DISABLE=0 or NCCL_IB_HCA) is a failure
+// even when the excerpt does not show the socket transport taking over;
+// without such a setting the same line alone says nothing.
+func TestIBWantedNoDevice(t *testing.T) {
+	const noDev = "h:1:2 [0] NCCL INFO NET/IB : No device found.\n"
+	for _, tc := range []struct {
+		name, log string
+		fires     bool
+		has       string // the cause the explanation names
+	}{
+		{"IB_DISABLE=0", "h:1:2 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n" + noDev, true, "/dev/infiniband"},
+		{"IB_HCA", "h:1:2 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0\n" + noDev, true, "NCCL_IB_HCA=mlx5_0 matched no active port"},
+		{"no setting", noDev, false, ""},
+		{"IB disabled", "h:1:2 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n" + noDev, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := find(Diagnose(parseString(t, tc.log), ncclenv.Env{}), "net-socket")
+			if got := d.ID != ""; got != tc.fires {
+				t.Fatalf("net-socket fired = %v, want %v", got, tc.fires)
+			}
+			if tc.fires && (d.Severity != Warning || !strings.Contains(d.Explanation, tc.has)) {
+				t.Errorf("severity %v, explanation %q", d.Severity, d.Explanation)
+			}
+		})
+	}
+}

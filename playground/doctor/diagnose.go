@@ -253,9 +253,21 @@ func (d *diagnoser) netSocket() (Diagnosis, bool) {
 		}
 	}
 	chosen := strings.EqualFold(s.Network, "Socket") || !s.NetSocket.Empty() || (s.Network == "" && s.HasNetDevices("Socket"))
-	if conns == 0 && !chosen {
+	// NCCL_IB_DISABLE=0 or an NCCL_IB_HCA list says InfiniBand/RoCE was
+	// meant to carry the traffic: "No device found" is then the failure,
+	// whether or not the excerpt shows the socket transport taking over.
+	var wanted []LineRef
+	if v, ref, ok := d.setting("NCCL_IB_DISABLE"); ok && isOff(v) {
+		wanted = append(wanted, ref)
+	}
+	if _, ref, ok := d.setting("NCCL_IB_HCA"); ok {
+		wanted = append(wanted, ref)
+	}
+	ibMissing := len(wanted) > 0 && !s.IBNoDevice.Empty()
+	if conns == 0 && !chosen && !ibMissing {
 		return Diagnosis{}, false
 	}
+	ev.add(wanted...)
 	ev.add(s.IBNoDevice.Lines...)
 	ev.add(s.NetSocket.Lines...)
 	causes := d.netCauses(&ev)
@@ -265,6 +277,10 @@ func (d *diagnoser) netSocket() (Diagnosis, bool) {
 	if !s.IBNoDevice.Empty() {
 		expl = "NCCL reports no InfiniBand device (or cannot load libibverbs) and chose its TCP socket transport."
 	}
+	if ibMissing && !multi {
+		sev = Warning
+		expl += " The environment asks for InfiniBand/RoCE (NCCL_IB_DISABLE=0 or NCCL_IB_HCA), so the job was meant to use it: between hosts this runs over TCP."
+	}
 	if multi {
 		sev = Warning
 		if conns > 0 {
@@ -273,7 +289,7 @@ func (d *diagnoser) netSocket() (Diagnosis, bool) {
 			expl += " The job spans several hosts, so inter-node traffic runs over TCP."
 		}
 		expl += " Pass the RDMA devices into the container, install libibverbs, and check NCCL_IB_DISABLE, NCCL_IB_HCA and NCCL_SOCKET_IFNAME on every node."
-	} else {
+	} else if !ibMissing {
 		expl += " Inside one host this is harmless (P2P or SHM carry the traffic), but a multi-node run with the same setup would use TCP between hosts."
 	}
 	if len(causes) > 0 {

@@ -457,7 +457,7 @@ var wcMeaning = map[int]string{
 	9:  "the remote side rejected the request",
 	10: "a remote access error: the peer's memory registration does not allow the access (GPUDirect RDMA on the other host)",
 	11: "a remote operation error",
-	12: "the transport retry counter was exceeded: the peer never acknowledged, a timeout. Right at the start of a job this means the two NICs cannot reach each other over RDMA: for RoCE the GID index (NCCL_IB_GID_INDEX: a RoCE v2 IPv4 entry, not the link-local fe80 one) or the routing between subnets, or an MTU the path cannot carry (a port MTU above a switch's, or different MTUs on the two hosts); later in a job a link flap, a congested fabric or a dead peer",
+	12: "the transport retry counter was exceeded: the peer never acknowledged, a timeout. Right at the start of a job this means the two NICs cannot reach each other over RDMA: for RoCE the GID index (NCCL_IB_GID_INDEX: a RoCE v2 IPv4 entry, not the link-local fe80 one) or the routing between subnets, or an MTU the path cannot carry (a port MTU above a switch's, or different MTUs on the two hosts); later in a job a link flap, a congested fabric or a dead peer (on a congested fabric a longer NCCL_IB_TIMEOUT, 4.096 µs × 2^value per try, and NCCL_IB_RETRY_CNT ride out the stalls; they cannot help NICs that never reach each other)",
 	13: "the receiver-not-ready retry counter was exceeded: the peer posted no receive in time",
 }
 
