@@ -554,7 +554,7 @@ func (d *diagnoser) collectiveTimeout() (Diagnosis, bool) {
 	if d.groupsFailing() > 1 {
 		b.WriteString(" When several process groups of one job fail together, check the order in which each process issues collectives: NCCL needs every rank to call the collectives of a communicator in the same order, so collectives issued from two threads at once on one communicator, or groups entered in a different order on different ranks, hang.")
 	}
-	b.WriteString(" The rank that reports a timeout is usually a victim: another rank never entered the matching collective (it crashed, is stuck in data loading or I/O, or took a different code path). ")
+	b.WriteString(" The rank that reports a timeout is usually a victim: another rank never entered the matching collective (it crashed, is stuck in data loading or I/O, or took a different code path: work done by rank 0 alone, such as evaluation, plotting or saving a checkpoint at the end of an epoch, while the other ranks already wait in the next collective; run such work on all ranks or make it shorter than the timeout). ")
 	b.WriteString(d.errorHandling(&ev))
 	b.WriteString(" Turn on the flight recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=2000, TORCH_NCCL_DUMP_ON_TIMEOUT=1) and compare the last sequence numbers of all ranks.")
 	return Diagnosis{ID: "collective-timeout", Severity: Error, Title: "Collective timeout",
