@@ -249,8 +249,9 @@ func isGeneric(id string) bool { return strings.HasPrefix(id, "generic-") }
 // genericReadings reads the WARN and error-return lines no rule explains
 // by the family of the code that printed them: one diagnosis per family,
 // marked as a generic reading and ranked below every rule. Error-return
-// chains count only in a log without any WARN line (a WARN says more than
-// the trace of its return code, which also reaches other threads). A line in the evidence of a diagnosis already made (rules is the
+// chains count only in a log without any WARN line and without an error a
+// rule found (a WARN says more than the trace of its return code, which
+// also reaches other threads). A line in the evidence of a diagnosis already made (rules is the
 // list so far; the list of unexplained warnings, nccl-warn, aside) is
 // explained.
 func (d *diagnoser) genericReadings(rules []Diagnosis) []Diagnosis {
@@ -258,7 +259,11 @@ func (d *diagnoser) genericReadings(rules []Diagnosis) []Diagnosis {
 	if len(hits) == 0 || genericOff {
 		return nil
 	}
-	explained := d.explainedLines()
+	netSocket := false
+	for _, r := range rules {
+		netSocket = netSocket || r.ID == "net-socket"
+	}
+	explained := d.explainedLines(netSocket)
 	for _, r := range rules {
 		if r.ID == "nccl-warn" {
 			continue
@@ -269,17 +274,19 @@ func (d *diagnoser) genericReadings(rules []Diagnosis) []Diagnosis {
 			}
 		}
 	}
-	warned := d.s.Warnings.Count > 0
-	byFam := map[int][]catalogHit{}
-	for _, h := range hits {
-		if explained[h.ref.Line] || (h.ret && warned) {
-			continue
-		}
-		byFam[h.family] = append(byFam[h.family], h)
-	}
 	serious := false
 	for _, r := range rules {
 		serious = serious || r.Severity == Error
+	}
+	// Error-return traces are read only when nothing else speaks: no WARN
+	// line and no rule that found an error (the trace is then its echo).
+	traces := d.s.Warnings.Count == 0 && !serious
+	byFam := map[int][]catalogHit{}
+	for _, h := range hits {
+		if explained[h.ref.Line] || (h.ret && !traces) {
+			continue
+		}
+		byFam[h.family] = append(byFam[h.family], h)
 	}
 	for f := range byFam {
 		if msgFamilies[f].echo && (serious || len(byFam) > 1) {

@@ -846,8 +846,10 @@ func (d *diagnoser) ncclError() (Diagnosis, bool) {
 		Evidence:    ev.list(), Links: links(linkTroubleshoot, envLink("NCCL_DEBUG"), envLink("NCCL_DEBUG_SUBSYS"))}, true
 }
 
-// explainedLines returns the line numbers some rule's evidence holds.
-func (d *diagnoser) explainedLines() map[int]bool {
+// explainedLines returns the line numbers some rule's evidence holds; the
+// lines that say why NCCL fell back to sockets count only with netCues
+// (they explain something only where net-socket is diagnosed).
+func (d *diagnoser) explainedLines(netCues bool) map[int]bool {
 	s := d.s
 	explained := map[int]bool{}
 	for _, e := range []Evidence{s.VersionMismatch, s.PeerLost, s.ShmFailure, s.P2PDisabled} {
@@ -862,7 +864,7 @@ func (d *diagnoser) explainedLines() map[int]bool {
 	}
 	for _, e := range s.netCues {
 		for _, l := range e.Lines {
-			explained[l.Line] = true
+			explained[l.Line] = netCues || explained[l.Line]
 		}
 	}
 	return explained
@@ -871,7 +873,7 @@ func (d *diagnoser) explainedLines() map[int]bool {
 // ncclWarn lists the WARN lines no other diagnosis explains.
 func (d *diagnoser) ncclWarn() (Diagnosis, bool) {
 	s := d.s
-	explained := d.explainedLines()
+	explained := d.explainedLines(true)
 	rest := s.Warnings.Count - s.VersionMismatch.Count - s.PeerLost.Count - s.ShmFailure.Count
 	var ev evidence
 	for _, l := range s.Warnings.Lines {
