@@ -259,11 +259,10 @@ func (d *diagnoser) genericReadings(rules []Diagnosis) []Diagnosis {
 	if len(hits) == 0 || genericOff {
 		return nil
 	}
-	netSocket := false
-	for _, r := range rules {
-		netSocket = netSocket || r.ID == "net-socket"
-	}
-	explained := d.explainedLines(netSocket)
+	// The socket-fallback cues are read by net-socket where it fires, and
+	// "Failed to open libibverbs" alone is harmless on a host without RDMA
+	// NICs: neither gets a generic reading.
+	explained := d.explainedLines()
 	for _, r := range rules {
 		if r.ID == "nccl-warn" {
 			continue

@@ -264,6 +264,14 @@ func (d *diagnoser) netSocket() (Diagnosis, bool) {
 		wanted = append(wanted, ref)
 	}
 	ibMissing := len(wanted) > 0 && !s.IBNoDevice.Empty()
+	// A verbs device NCCL cannot open, or no IP interface for the IB
+	// transport's own connections, is a failure of the IB setup whatever
+	// the environment says (a host without RDMA NICs prints neither).
+	for _, k := range []string{"open-failed", "no-ip-if"} {
+		if e := s.netCues[k]; e != nil && !e.Empty() {
+			ibMissing = true
+		}
+	}
 	if conns == 0 && !chosen && !ibMissing {
 		return Diagnosis{}, false
 	}
@@ -279,7 +287,7 @@ func (d *diagnoser) netSocket() (Diagnosis, bool) {
 	}
 	if ibMissing && !multi {
 		sev = Warning
-		expl += " The environment asks for InfiniBand/RoCE (NCCL_IB_DISABLE=0 or NCCL_IB_HCA), so the job was meant to use it: between hosts this runs over TCP."
+		expl += " The log shows InfiniBand/RoCE was meant to carry the traffic (NCCL_IB_DISABLE=0, an NCCL_IB_HCA list, or an RDMA device NCCL found but could not use): between hosts this runs over TCP."
 	}
 	if multi {
 		sev = Warning
@@ -846,10 +854,8 @@ func (d *diagnoser) ncclError() (Diagnosis, bool) {
 		Evidence:    ev.list(), Links: links(linkTroubleshoot, envLink("NCCL_DEBUG"), envLink("NCCL_DEBUG_SUBSYS"))}, true
 }
 
-// explainedLines returns the line numbers some rule's evidence holds; the
-// lines that say why NCCL fell back to sockets count only with netCues
-// (they explain something only where net-socket is diagnosed).
-func (d *diagnoser) explainedLines(netCues bool) map[int]bool {
+// explainedLines returns the line numbers some rule's evidence holds.
+func (d *diagnoser) explainedLines() map[int]bool {
 	s := d.s
 	explained := map[int]bool{}
 	for _, e := range []Evidence{s.VersionMismatch, s.PeerLost, s.ShmFailure, s.P2PDisabled} {
@@ -864,7 +870,7 @@ func (d *diagnoser) explainedLines(netCues bool) map[int]bool {
 	}
 	for _, e := range s.netCues {
 		for _, l := range e.Lines {
-			explained[l.Line] = netCues || explained[l.Line]
+			explained[l.Line] = true
 		}
 	}
 	return explained
@@ -873,7 +879,7 @@ func (d *diagnoser) explainedLines(netCues bool) map[int]bool {
 // ncclWarn lists the WARN lines no other diagnosis explains.
 func (d *diagnoser) ncclWarn() (Diagnosis, bool) {
 	s := d.s
-	explained := d.explainedLines(true)
+	explained := d.explainedLines()
 	rest := s.Warnings.Count - s.VersionMismatch.Count - s.PeerLost.Count - s.ShmFailure.Count
 	var ev evidence
 	for _, l := range s.Warnings.Lines {
