@@ -177,6 +177,9 @@ func TestIBWantedNoDevice(t *testing.T) {
 		{"IB_HCA", "h:1:2 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0\n" + noDev, true, "NCCL_IB_HCA=mlx5_0 matched no active port"},
 		{"no setting", noDev, false, ""},
 		{"IB disabled", "h:1:2 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n" + noDev, false, ""},
+		// nvidia/nccl#451's wording (NCCL 2.8): a device listed but not opened.
+		{"open failed", "h:1:2 [0] transport/net_ib.cc:148 NCCL WARN NET/IB : Unable to open device mlx5_bond_0\n" + noDev, true, "/dev/infiniband"},
+		{"no verbs library alone", "h:1:2 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n" + noDev, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := find(Diagnose(parseString(t, tc.log), ncclenv.Env{}), "net-socket")
