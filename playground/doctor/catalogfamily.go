@@ -236,6 +236,59 @@ func (p *parser) noteCatalogHit(n int, o origin, sev, raw string, m ncclmsg.Matc
 	p.s.catalogHits = append(p.s.catalogHits, catalogHit{ref: p.ref(n, raw), entry: m.Entry, family: fam, ret: ret})
 }
 
+// reraised handles a line that is not in NCCL's own format: after PyTorch's
+// "Last error:" line comes the text of NCCL's last WARN without its prefix
+// ("Last error:\nDuplicate GPU detected : ..."). That text is tied to its
+// catalog entry, as a WARN line would be, when it matches one whole and the
+// entry is specific (more than minReraiseLiteral bytes of literal text, so
+// that a format like "%s" claims nothing).
+func (p *parser) reraised(n int, raw string) {
+	t := strings.TrimSpace(raw)
+	if i := strings.Index(t, "]:"); i >= 0 && strings.HasPrefix(t, "[rank") {
+		t = strings.TrimSpace(t[i+2:]) // torchrun's "[rank3]:" tag
+	}
+	after := p.lastErrorAt == n-1 && n > 1
+	if strings.HasSuffix(t, "Last error:") {
+		p.lastErrorAt = n
+		return
+	}
+	if !after || t == "" || len(p.s.catalogHits) >= maxCatalogHits {
+		return
+	}
+	cat, err := ncclmsg.Default()
+	if err != nil {
+		return
+	}
+	m, ok := cat.Match("WARN", t, "")
+	if !ok || m.Partial || literalLen(m.Entry.Format) < minReraiseLiteral {
+		return
+	}
+	if fam := familyOf("", m.Entry); fam >= 0 {
+		p.s.catalogHits = append(p.s.catalogHits, catalogHit{ref: p.ref(n, raw), entry: m.Entry, family: fam})
+	}
+}
+
+// minReraiseLiteral is the literal text a format needs before a re-raised
+// message is tied to it.
+const minReraiseLiteral = 12
+
+// literalLen counts the bytes of a format that are not conversions (a
+// conversion is taken as "%" and the letters, digits and flags after it).
+func literalLen(f string) int {
+	n := 0
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			n++
+			continue
+		}
+		for i+1 < len(f) && strings.IndexByte("0123456789.-+ #*lhzjtL", f[i+1]) >= 0 {
+			i++
+		}
+		i++ // the conversion letter
+	}
+	return n
+}
+
 // genericOff turns the generic readings off (for the tests that compare
 // the rules' diagnoses with and without them).
 var genericOff bool

@@ -181,6 +181,8 @@ type parser struct {
 	// inReturn marks the origins whose last NCCL line was an error-return
 	// trace line (catalogfamily.go).
 	inReturn map[origin]bool
+	// lastErrorAt is the line of PyTorch's last "Last error:" line.
+	lastErrorAt int
 }
 
 func newParser(opts Options) *parser {
@@ -329,6 +331,9 @@ func (p *parser) line(n int, b []byte) {
 		return
 	}
 	p.scanRules(n, string(b))
+	if !bytes.Contains(b, []byte(" NCCL ")) {
+		p.reraised(n, string(b))
+	}
 	p.benchLine(n, b)
 	if !interesting(b) {
 		if !utf8.Valid(b) {
