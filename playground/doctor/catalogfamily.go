@@ -20,9 +20,6 @@ type msgFamily struct {
 	// files are path prefixes under src/ ("transport/net_ib" covers
 	// transport/net_ib.cc of 2.18-2.22 and transport/net_ib/*.cc since).
 	files []string
-	// subsystems are the catalog's subsystem flags that name the family
-	// when no file does (ncclmsg.Entry.Subsystem: "NET", "INIT|ENV", ...).
-	subsystems []string
 	// echo marks a family whose warnings are mostly the consequence of
 	// another failure: its reading is given only when no rule found an
 	// error and no other family has a reading.
@@ -33,8 +30,10 @@ type msgFamily struct {
 	env     []string
 }
 
-// msgFamilies is tried in order; the first whose file prefix (or, failing
-// every file, subsystem) matches names the family. Files of the pinned
+// msgFamilies is tried in order; the first whose file prefix matches names
+// the family. The file decides, not the catalog's subsystem flags: every
+// WARN call of v2.30.7-1 logs with NCCL_ALL (692 of 692 in
+// data/messages/nccl-v2.30.7-1.tsv). Files of the pinned
 // release v2.30.7-1 and of 2.18-2.29 where they moved.
 var msgFamilies = []msgFamily{
 	{key: "shm", name: "host shared memory (SHM transport)",
@@ -143,10 +142,9 @@ var msgFamilies = []msgFamily{
 
 // familyOf names the family of a line: the file the WARN line prints (the
 // caller of a macro like CUDACHECK: "transport/nvls.cc:244 ... Cuda
-// failure" is an NVLS failure), else the file of its catalog entry, else
-// the entry's subsystem flags; where the caller is the catch-all setup code
-// (init.cc, transport.cc, ...) the entry's own family, when it has one, is
-// the more specific. -1 means none.
+// failure" is an NVLS failure), else the file of its catalog entry; where
+// the caller is the catch-all setup code (init.cc, transport.cc, ...) the
+// entry's own family, when it has one, is the more specific. -1 means none.
 func familyOf(place string, e *ncclmsg.Entry) int {
 	at, own := -1, familyByFile(e.File)
 	if place != "" {
@@ -157,17 +155,8 @@ func familyOf(place string, e *ncclmsg.Entry) int {
 		return at
 	case own >= 0:
 		return own
-	case at >= 0:
-		return at
 	}
-	for i, fam := range msgFamilies {
-		for _, s := range fam.subsystems {
-			if strings.Contains("|"+e.Subsystem+"|", "|"+s+"|") {
-				return i
-			}
-		}
-	}
-	return -1
+	return at
 }
 
 // familyByFile matches a path under src/ ("transport/net_ib.cc",
@@ -240,7 +229,7 @@ func (p *parser) noteCatalogHit(n int, o origin, sev, raw string, m ncclmsg.Matc
 // "Last error:" line comes the text of NCCL's last WARN without its prefix
 // ("Last error:\nDuplicate GPU detected : ..."). That text is tied to its
 // catalog entry, as a WARN line would be, when it matches one whole and the
-// entry is specific (more than minReraiseLiteral bytes of literal text, so
+// entry is specific (at least minReraiseLiteral bytes of literal text, so
 // that a format like "%s" claims nothing).
 func (p *parser) reraised(n int, raw string) {
 	t := strings.TrimSpace(raw)
