@@ -1,8 +1,6 @@
 package doctor
 
 import (
-	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/ncclmsg"
@@ -36,108 +34,84 @@ type msgFamily struct {
 // data/messages/nccl-v2.30.7-1.tsv). Files of the pinned
 // release v2.30.7-1 and of 2.18-2.29 where they moved.
 var msgFamilies = []msgFamily{
-	{key: "shm", name: "host shared memory (SHM transport)",
+	{key: "shm", name: "host shared memory (SHM)",
 		files:   []string{"transport/shm.cc", "misc/shmutils.cc", "include/shm.h", "include/shmutils.h"},
-		cause:   "NCCL could not create, grow or map a host-memory segment: /dev/shm is full or small (64 MB in Docker by default), segments of crashed jobs fill it, or the ranks of one host see different /dev/shm (separate containers); since 2.26 the buffers may come from cuMem host allocations instead, which need NUMA-aware driver support.",
-		setting: "the container's /dev/shm (--shm-size, --ipc=host); NCCL_SHM_DISABLE=1 only as a test; NCCL_CUMEM_HOST_ENABLE=0 to go back to /dev/shm files",
-		check:   "`df -h /dev/shm` and `ls -la /dev/shm/nccl-*` in the container of every rank",
+		cause:   "a host-memory segment failed: /dev/shm full or small (64 MB in Docker), stale segments, ranks in separate /dev/shm, or (2.26+) cuMem host memory without NUMA support.",
+		setting: "--shm-size or --ipc=host; NCCL_SHM_DISABLE=1 only as a test; NCCL_CUMEM_HOST_ENABLE=0",
+		check:   "`df -h /dev/shm; ls -la /dev/shm/nccl-*` where each rank runs",
 		env:     []string{"NCCL_SHM_DISABLE", "NCCL_CUMEM_HOST_ENABLE"}},
 	{key: "ib", name: "InfiniBand/RoCE verbs (NET/IB)",
 		files:   []string{"transport/net_ib", "misc/ibvwrap.cc", "misc/ibvsymbols.cc", "misc/mlx5dv", "include/ibvwrap.h", "include/ibvcore.h", "include/mlx5"},
-		cause:   "a verbs call on an RDMA NIC failed: the device is not usable from this process (the container lacks /dev/infiniband or IPC_LOCK, locked-memory limit too low), the port is down or of another link layer, or the GID, MTU or queue-pair settings do not match the fabric.",
-		setting: "NCCL_IB_HCA (which devices and ports), NCCL_IB_GID_INDEX for RoCE, `ulimit -l` (unlimited) and the devices passed into the container",
-		check:   "`ibv_devinfo -v` (state PORT_ACTIVE, link_layer, active_mtu) and `show_gids` on every node, `ulimit -l` inside the container",
+		cause:   "a verbs call failed: no /dev/infiniband or IPC_LOCK in the container, a low locked-memory limit, a port down, or GID, MTU or queue-pair settings that do not fit the fabric.",
+		setting: "NCCL_IB_HCA, NCCL_IB_GID_INDEX (RoCE), `ulimit -l`, the devices passed to the container",
+		check:   "`ibv_devinfo -v` (PORT_ACTIVE, link_layer, active_mtu) and `show_gids` on every node",
 		env:     []string{"NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_IB_DISABLE"}},
-	{key: "socket", name: "TCP sockets (bootstrap, proxy and NET/Socket connections)",
+	{key: "socket", name: "TCP sockets",
 		files:   []string{"misc/socket.cc", "transport/net_socket.cc", "include/socket.h", "os/linux_socket", "os/linux_ipcsocket", "misc/ipcsocket.cc"},
-		cause:   "a TCP connection between ranks failed or closed: the interface NCCL picked does not reach the peer (docker0, a virtual or down interface), a firewall drops the ports, or the peer process died first.",
-		setting: "NCCL_SOCKET_IFNAME (the interface every rank uses, the same network on all nodes) and the firewall between the nodes",
-		check:   "`ip -br addr` on every node, compare with the \"Bootstrap : Using\" and \"NET/Socket : Using\" lines, and test the address with `ping` or `nc -zv HOST PORT` from the other node",
+		cause:   "a TCP connection between ranks failed: an interface that does not reach the peer (docker0, virtual, down), a firewall, or a peer that died first.",
+		setting: "NCCL_SOCKET_IFNAME (one reachable interface on all nodes), the firewall",
+		check:   "`ip -br addr` against the \"Bootstrap : Using\" lines, `nc -zv HOST PORT` from the other node",
 		env:     []string{"NCCL_SOCKET_IFNAME", "NCCL_SOCKET_FAMILY"}},
-	{key: "bootstrap", name: "bootstrap (ranks finding each other at init)",
+	{key: "bootstrap", name: "bootstrap",
 		files:   []string{"bootstrap.cc", "include/bootstrap.h"},
-		cause:   "the ranks could not exchange their addresses at communicator creation: a rank never arrived (crashed, started late, another job's unique id), or the bootstrap interface does not reach the others.",
-		setting: "NCCL_SOCKET_IFNAME, the rendezvous address and port (MASTER_ADDR/MASTER_PORT, NCCL_COMM_ID) and the launch of every rank",
-		check:   "the logs of every rank for an earlier error, and `nc -zv MASTER_ADDR MASTER_PORT` from each node",
+		cause:   "the ranks could not meet at init: a rank never arrived (crashed, late, another unique id) or the interface does not reach the others.",
+		setting: "NCCL_SOCKET_IFNAME, the rendezvous (MASTER_ADDR/MASTER_PORT, NCCL_COMM_ID)",
+		check:   "every rank's log for an earlier error; `nc -zv MASTER_ADDR MASTER_PORT` from each node",
 		env:     []string{"NCCL_SOCKET_IFNAME", "NCCL_COMM_ID"}},
-	{key: "p2p", name: "GPU peer-to-peer (P2P transport)",
+	{key: "p2p", name: "GPU peer-to-peer (P2P)",
 		files:   []string{"transport/p2p.cc"},
-		cause:   "CUDA peer access or a CUDA IPC handle between two GPUs of one host failed: PCIe ACS or the IOMMU blocks peer traffic, the GPUs are in different containers or processes that cannot share memory, or the driver refuses P2P between them.",
-		setting: "PCIe ACS and the IOMMU in the BIOS or kernel (iommu=pt), --ipc=host for containers; NCCL_P2P_DISABLE=1 or NCCL_P2P_LEVEL only to test",
-		check:   "`nvidia-smi topo -p2p r` and the CUDA sample p2pBandwidthLatencyTest; `lspci -vvv | grep ACSCtl` for enabled ACS",
+		cause:   "peer access or CUDA IPC between two GPUs failed: PCIe ACS or the IOMMU, containers without --ipc=host, or a driver refusing P2P.",
+		setting: "ACS and the IOMMU (iommu=pt), --ipc=host; NCCL_P2P_DISABLE=1 or NCCL_P2P_LEVEL only as a test",
+		check:   "`nvidia-smi topo -p2p r`, p2pBandwidthLatencyTest, `lspci -vvv | grep ACSCtl`",
 		env:     []string{"NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL"}},
-	{key: "nvls", name: "NVLink SHARP and multi-node NVLink (NVLS, MNNVL)",
+	{key: "nvls", name: "NVLink SHARP and multi-node NVLink",
 		files:   []string{"transport/nvls.cc", "mnnvl.cc"},
-		cause:   "setting up NVSwitch multicast or multi-node NVLink memory failed: the Fabric Manager (and IMEX for multi-node NVLink) is not running or out of step with the driver, a GPU or switch needs a reset, or the container lacks the devices (/dev/nvidia-caps) the multicast objects need.",
-		setting: "the Fabric Manager service and the GPUs' fabric state; NCCL_NVLS_ENABLE=0 (and NCCL_MNNVL_ENABLE=0) to confirm the job runs without it",
-		check:   "`nvidia-smi -q | grep -A 3 -i fabric` (State Completed, Status Success) and `systemctl status nvidia-fabricmanager`",
+		cause:   "NVSwitch multicast or multi-node NVLink setup failed: Fabric Manager (or IMEX) down or out of step with the driver, a GPU needing a reset, or no /dev/nvidia-caps in the container.",
+		setting: "the Fabric Manager; NCCL_NVLS_ENABLE=0 (NCCL_MNNVL_ENABLE=0) to confirm",
+		check:   "`nvidia-smi -q | grep -A 3 -i fabric` (Completed, Success), `systemctl status nvidia-fabricmanager`",
 		env:     []string{"NCCL_NVLS_ENABLE", "NCCL_MNNVL_ENABLE"}},
-	{key: "gdrcopy", name: "GDRCopy",
-		files:   []string{"misc/gdrwrap.cc", "include/gdrwrap.h"},
-		cause:   "the GDRCopy library or its gdrdrv kernel module failed; NCCL only uses it when asked to.",
-		setting: "NCCL_GDRCOPY_ENABLE (unset it to do without) and the gdrdrv module",
-		check:   "`lsmod | grep gdrdrv` and `ls -l /dev/gdrdrv`",
-		env:     []string{"NCCL_GDRCOPY_ENABLE"}},
-	{key: "net-plugin", name: "plugins (network, tuner, profiler) and the network transport",
-		files:   []string{"plugin/", "transport/net.cc", "transport/coll_net.cc", "include/net.h", "net.cc", "misc/tuner.cc"},
-		cause:   "a network plugin could not be loaded or initialised, or an operation of the network transport failed (the message right before it, on this or the peer rank, usually names which).",
-		setting: "NCCL_NET_PLUGIN and NCCL_NET (which plugin, which network), the plugin's own library path and version",
-		check:   "the \"NET/Plugin\" and \"Using network\" lines of every rank, and `ldd` on the plugin library",
+	{key: "net-plugin", name: "plugins, the network transport and GPU-initiated networking",
+		files:   []string{"plugin/", "transport/net.cc", "transport/coll_net.cc", "include/net.h", "net.cc", "misc/tuner.cc", "gin/", "rma/", "transport/net_ib/gdaki", "transport/gdaki/", "devcomm/", "scheduler/", "ce_coll.cc"},
+		cause:   "a network, tuner or profiler plugin failed to load or initialise, or a network, GIN or RMA operation failed (the message before it, here or on the peer, names which; the device API needs NIC, driver and plugin support).",
+		setting: "NCCL_NET_PLUGIN and NCCL_NET, the plugin's library path and version",
+		check:   "the \"NET/Plugin\" and \"Using network\" lines of every rank, `ldd` on the plugin",
 		env:     []string{"NCCL_NET_PLUGIN", "NCCL_NET"}},
 	{key: "proxy", name: "proxy threads", echo: true,
 		files:   []string{"proxy.cc", "include/proxy.h"},
-		cause:   "NCCL's proxy thread, which drives the network and some P2P transfers, failed an operation or lost its connection to a local rank: nearly always the echo of a transport error just before it or of a local rank that exited.",
-		setting: "the first WARN before it (on this rank or its local peers); NCCL_DEBUG_SUBSYS=INIT,NET,PROXY for more",
-		check:   "the earliest error of all ranks of the host, and whether every local rank is still alive (`ps`, the launcher's exit codes)",
+		cause:   "the proxy thread failed or lost a local rank: the echo of an earlier error or of an exited rank.",
+		setting: "the first WARN before it on this host; NCCL_DEBUG_SUBSYS=INIT,NET,PROXY",
+		check:   "the earliest error of the host's ranks, and whether they are all alive",
 		env:     []string{"NCCL_DEBUG_SUBSYS"}},
 	{key: "memory", name: "memory allocation and registration",
-		files:   []string{"include/alloc.h", "allocator.cc", "mem_manager.cc", "register/", "misc/cudawrap.cc", "include/cudawrap.h"},
-		cause:   "a host or GPU allocation, a cuMem mapping or a buffer registration failed: the GPU is out of memory (NCCL's buffers grow with channels and peers, NVLS adds more), the locked-memory limit is low, or the driver (a VM, vGPU or an old driver) lacks the cuMem feature NCCL asked for.",
-		setting: "free GPU memory before init, NCCL_BUFFSIZE and NCCL_NVLS_ENABLE (less NCCL memory), NCCL_CUMEM_ENABLE=0 where cuMem is not supported",
-		check:   "`nvidia-smi --query-gpu=memory.used,memory.total --format=csv` at the time of init, and `ulimit -l`",
+		files:   []string{"include/alloc.h", "allocator.cc", "mem_manager.cc", "register/", "misc/cudawrap.cc", "include/cudawrap.h", "misc/gdrwrap.cc", "include/gdrwrap.h"},
+		cause:   "an allocation, cuMem mapping, registration or GDRCopy call failed: GPU memory exhausted (buffers grow with channels and peers, NVLS adds more), a low locked-memory limit, a driver (VM, vGPU, old) without cuMem, or no gdrdrv module for NCCL_GDRCOPY_ENABLE.",
+		setting: "free GPU memory at init, NCCL_BUFFSIZE, NCCL_NVLS_ENABLE, NCCL_CUMEM_ENABLE=0 without cuMem",
+		check:   "`nvidia-smi --query-gpu=memory.used,memory.total --format=csv` at init, `ulimit -l`",
 		env:     []string{"NCCL_BUFFSIZE", "NCCL_NVLS_ENABLE", "NCCL_CUMEM_ENABLE"}},
-	{key: "topology", name: "topology detection and graph search",
+	{key: "topology", name: "topology detection",
 		files:   []string{"graph/"},
-		cause:   "NCCL could not read or make sense of the machine's topology (PCI tree, NICs, NVLink) from /sys, NVML or an XML file: a container hides /sys entries, a topology file is wrong, or a device sits behind a bridge NCCL does not know.",
-		setting: "NCCL_TOPO_FILE (a wrong or stale file), the /sys mounts of the container; NCCL_TOPO_DUMP_FILE writes what NCCL detected",
-		check:   "`nvidia-smi topo -m` against the log's topology lines, and NCCL_TOPO_DUMP_FILE=/tmp/topo.xml to compare",
+		cause:   "the topology could not be read from /sys, NVML or an XML file: hidden /sys entries, a wrong topology file, or an unknown bridge.",
+		setting: "NCCL_TOPO_FILE, the container's /sys mounts",
+		check:   "`nvidia-smi topo -m` against NCCL_TOPO_DUMP_FILE=/tmp/topo.xml",
 		env:     []string{"NCCL_TOPO_FILE", "NCCL_TOPO_DUMP_FILE"}},
-	{key: "nvml", name: "NVML",
-		files:   []string{"misc/nvmlwrap.cc", "include/nvmlwrap.h"},
-		cause:   "an NVML query failed: the driver's libnvidia-ml does not match the kernel module (after a driver update without reboot), or the container has no NVML.",
-		setting: "the driver installation inside and outside the container",
-		check:   "`nvidia-smi` in the same container (\"Driver/library version mismatch\" means reboot or reload the module)",
-		env:     nil},
 	{key: "init", name: "communicator setup and argument checks",
 		files:   []string{"init.cc", "misc/argcheck.cc", "param/", "include/param/", "group.cc", "enqueue.cc", "collectives.cc", "transport.cc", "channel.cc", "dev_runtime"},
-		cause:   "creating a communicator or launching a collective was refused or failed: arguments differ from what NCCL allows (a rank, device, count or datatype), a call came in an order NCCL does not support, or a CUDA call of the setup failed.",
-		setting: "the arguments of the failing call on every rank (the same count, datatype and order of collectives), and CUDA's own error for a \"Cuda failure\"",
-		check:   "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL on all ranks, and TORCH_DISTRIBUTED_DEBUG=DETAIL under PyTorch for collective shapes",
+		cause:   "a communicator or collective was refused: an argument NCCL does not allow (rank, device, count, datatype), calls in an unsupported order, or a failed CUDA call.",
+		setting: "the failing call's arguments and the order of collectives on every rank",
+		check:   "NCCL_DEBUG_SUBSYS=INIT,COLL on all ranks; TORCH_DISTRIBUTED_DEBUG=DETAIL under PyTorch",
 		env:     []string{"NCCL_DEBUG_SUBSYS"}},
 	{key: "cuda", name: "CUDA calls",
 		files:   []string{"include/checks.h", "misc/strongstream.cc"},
-		cause:   "a CUDA runtime or driver call failed: the error text names it (out of memory, invalid argument, operation not supported, an illegal address after a kernel fault); \"operation not supported\" comes from VMs, vGPUs or drivers without the feature NCCL asked for.",
-		setting: "the CUDA driver and runtime versions, the GPU's state (Xid errors), NCCL_CUMEM_ENABLE=0 where the driver lacks cuMem",
-		check:   "`nvidia-smi` and `dmesg | grep -i xid` on the node, and the CUDA error's name in the WARN line",
+		cause:   "a CUDA call failed, as the error text says (out of memory, invalid argument, an illegal address after a kernel fault); \"operation not supported\" comes from VMs, vGPUs or drivers without the feature.",
+		setting: "driver and runtime versions, the GPU's state, NCCL_CUMEM_ENABLE=0 without cuMem",
+		check:   "`nvidia-smi` and `dmesg | grep -i xid` on the node",
 		env:     []string{"NCCL_CUMEM_ENABLE"}},
-	{key: "os", name: "operating-system calls",
-		files:   []string{"os/", "misc/utils.cc", "include/utils.h"},
-		cause:   "a system call failed (a file under /sys or /proc, a thread, an mmap): the container restricts it, a limit is reached (open files, locked memory), or the file does not exist on this kernel.",
-		setting: "the container's capabilities and mounts, `ulimit -a`",
-		check:   "the errno text in the WARN line, and `ulimit -a` in the job's environment",
-		env:     nil},
-	{key: "ras", name: "RAS (NCCL's reliability service)",
-		files:   []string{"ras/"},
-		cause:   "NCCL's RAS thread, which watches the other ranks, hit an error; it rarely stops a job by itself.",
-		setting: "NCCL_RAS_ENABLE=0 to turn the service off if it is the only thing failing",
-		check:   "whether the job goes on after the warning, and `ncclras` against the RAS port",
+	{key: "os", name: "system calls, NVML and RAS",
+		files:   []string{"os/", "misc/utils.cc", "include/utils.h", "misc/nvmlwrap.cc", "include/nvmlwrap.h", "ras/"},
+		cause:   "a system call (/sys or /proc, a thread, an mmap) or NVML query failed: the container restricts it, a limit is reached, or libnvidia-ml does not match the kernel module (\"Driver/library version mismatch\" in nvidia-smi: reboot); NCCL's RAS thread rarely stops a job (NCCL_RAS_ENABLE=0).",
+		setting: "the container's capabilities and mounts, `ulimit -a`, the driver",
+		check:   "the errno text of the line, `nvidia-smi` in the same container",
 		env:     []string{"NCCL_RAS_ENABLE"}},
-	{key: "gin", name: "GPU-initiated networking and RMA (GIN, device API)",
-		files:   []string{"gin/", "rma/", "transport/net_ib/gdaki", "transport/gdaki/", "devcomm/", "scheduler/", "ce_coll.cc"},
-		cause:   "the device-side networking or RMA path (GPU-initiated communication, copy-engine collectives) failed to set up or progress: the NIC, driver or plugin lacks the feature.",
-		setting: "the plugin and driver versions that the device API needs",
-		check:   "the \"GIN\" and \"Assigned ... plugin\" lines of every rank",
-		env:     nil},
 }
 
 // familyOf names the family of a line: the file the WARN line prints (the
@@ -201,14 +175,15 @@ func (p *parser) noteCatalogHit(n int, o origin, sev, raw string, m ncclmsg.Matc
 	head := false
 	if ret {
 		if p.inReturn == nil {
-			p.inReturn = map[origin]bool{}
+			p.inReturn = map[string]bool{}
 		}
-		head = !p.inReturn[o]
-		if len(p.inReturn) < maxCatalogHits || p.inReturn[o] {
-			p.inReturn[o] = true
+		k := o.Host + "\x00" + o.PID + "\x00" + o.Dev
+		head = !p.inReturn[k]
+		if len(p.inReturn) < maxCatalogHits || p.inReturn[k] {
+			p.inReturn[k] = true
 		}
 	} else if p.inReturn != nil {
-		delete(p.inReturn, o)
+		delete(p.inReturn, o.Host+"\x00"+o.PID+"\x00"+o.Dev)
 	}
 	if (sev != "WARN" && !head) || len(p.s.catalogHits) >= maxCatalogHits {
 		return
@@ -225,65 +200,9 @@ func (p *parser) noteCatalogHit(n int, o origin, sev, raw string, m ncclmsg.Matc
 	p.s.catalogHits = append(p.s.catalogHits, catalogHit{ref: p.ref(n, raw), entry: m.Entry, family: fam, ret: ret})
 }
 
-// reraised handles a line that is not in NCCL's own format: after PyTorch's
-// "Last error:" line comes the text of NCCL's last WARN without its prefix
-// ("Last error:\nDuplicate GPU detected : ..."). That text is tied to its
-// catalog entry, as a WARN line would be, when it matches one whole and the
-// entry is specific (at least minReraiseLiteral bytes of literal text, so
-// that a format like "%s" claims nothing).
-func (p *parser) reraised(n int, raw string) {
-	t := strings.TrimSpace(raw)
-	if i := strings.Index(t, "]:"); i >= 0 && strings.HasPrefix(t, "[rank") {
-		t = strings.TrimSpace(t[i+2:]) // torchrun's "[rank3]:" tag
-	}
-	after := p.lastErrorAt == n-1 && n > 1
-	if strings.HasSuffix(t, "Last error:") {
-		p.lastErrorAt = n
-		return
-	}
-	if !after || t == "" || len(p.s.catalogHits) >= maxCatalogHits {
-		return
-	}
-	cat, err := ncclmsg.Default()
-	if err != nil {
-		return
-	}
-	m, ok := cat.Match("WARN", t, "")
-	if !ok || m.Partial || literalLen(m.Entry.Format) < minReraiseLiteral {
-		return
-	}
-	if fam := familyOf("", m.Entry); fam >= 0 {
-		p.s.catalogHits = append(p.s.catalogHits, catalogHit{ref: p.ref(n, raw), entry: m.Entry, family: fam})
-	}
-}
-
-// minReraiseLiteral is the literal text a format needs before a re-raised
-// message is tied to it.
-const minReraiseLiteral = 12
-
-// literalLen counts the bytes of a format that are not conversions (a
-// conversion is taken as "%" and the letters, digits and flags after it).
-func literalLen(f string) int {
-	n := 0
-	for i := 0; i < len(f); i++ {
-		if f[i] != '%' {
-			n++
-			continue
-		}
-		for i+1 < len(f) && strings.IndexByte("0123456789.-+ #*lhzjtL", f[i+1]) >= 0 {
-			i++
-		}
-		i++ // the conversion letter
-	}
-	return n
-}
-
 // genericOff turns the generic readings off (for the tests that compare
 // the rules' diagnoses with and without them).
 var genericOff bool
-
-// genericID is the diagnosis ID of a family's reading.
-func genericID(fam int) string { return "generic-" + msgFamilies[fam].key }
 
 // isGeneric reports whether a diagnosis is a generic reading.
 func isGeneric(id string) bool { return strings.HasPrefix(id, "generic-") }
@@ -322,44 +241,36 @@ func (d *diagnoser) genericReadings(rules []Diagnosis) []Diagnosis {
 	// Error-return traces are read only when nothing else speaks: no WARN
 	// line and no rule that found an error (the trace is then its echo).
 	traces := d.s.Warnings.Count == 0 && !serious
-	byFam := map[int][]catalogHit{}
+	// The lines of each family, in the table's order, and the first call
+	// that printed one (a slice, not a map: the wasm playground pays for
+	// every map type it links).
+	lines := make([][]LineRef, len(msgFamilies))
+	first := make([]*ncclmsg.Entry, len(msgFamilies))
+	nFam := 0
 	for _, h := range hits {
 		if explained[h.ref.Line] || (h.ret && !traces) {
 			continue
 		}
-		byFam[h.family] = append(byFam[h.family], h)
-	}
-	for f := range byFam {
-		if msgFamilies[f].echo && (serious || len(byFam) > 1) {
-			delete(byFam, f)
+		if first[h.family] == nil {
+			first[h.family] = h.entry
+			nFam++
 		}
+		lines[h.family] = append(lines[h.family], h.ref)
 	}
-	fams := make([]int, 0, len(byFam))
-	for f := range byFam {
-		fams = append(fams, f)
-	}
-	sort.Ints(fams)
 	var out []Diagnosis
-	for _, f := range fams {
-		fam := msgFamilies[f]
-		var ev evidence
-		var srcs []string
-		seen := map[*ncclmsg.Entry]bool{}
-		for _, h := range byFam[f] {
-			ev.add(h.ref)
-			if !seen[h.entry] && len(srcs) < 3 {
-				seen[h.entry] = true
-				srcs = append(srcs, h.entry.Permalink())
-			}
+	for f, e := range first {
+		fam := &msgFamilies[f]
+		if e == nil || (fam.echo && (serious || nFam > 1)) {
+			continue
 		}
-		expl := fmt.Sprintf("Generic reading: no rule of the doctor covers %d line(s) printed by NCCL's code for %s, so this is what a failure there usually means, not a diagnosis of this log. Likely cause: %s Setting to check: %s. Check: %s. Printed by: %s.",
-			len(byFam[f]), fam.name, fam.cause, fam.setting, fam.check, strings.Join(srcs, " "))
-		ls := []Link{linkTroubleshoot}
+		r := Rule{ID: "generic-" + fam.key, Title: "Generic reading: a failure in " + fam.name, Severity: Warning,
+			Explanation: "Generic reading (no rule covers these lines of NCCL's " + fam.name + " code; what a failure there usually means; the first is printed by " +
+				e.Permalink() + "): " + fam.cause,
+			Fix: "look at " + fam.setting + ".", Check: fam.check + ".", Links: []Link{linkTroubleshoot}}
 		for _, v := range fam.env {
-			ls = append(ls, envLink(v))
+			r.Links = append(r.Links, envLink(v))
 		}
-		out = append(out, Diagnosis{ID: genericID(f), Severity: Warning, Title: "Generic reading: a failure in " + fam.name,
-			Explanation: expl, Evidence: ev.list(), Links: links(ls...)})
+		out = append(out, ruleDiagnosis(&r, lines[f], len(lines[f])))
 	}
 	return out
 }

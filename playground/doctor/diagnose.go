@@ -35,16 +35,10 @@ func Diagnose(s *Summary, env ncclenv.Env) []Diagnosis {
 		}
 	}
 	out = append(out, d.envDiagnoses()...)
-	out = append(out, d.genericReadings(out)...)
-	// Most serious first, and the generic readings after every rule
-	// whatever their severity: they are never louder than a rule.
-	sort.SliceStable(out, func(i, j int) bool {
-		if gi, gj := isGeneric(out[i].ID), isGeneric(out[j].ID); gi != gj {
-			return gj
-		}
-		return out[i].Severity > out[j].Severity
-	})
-	return out
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Severity > out[j].Severity })
+	// The generic readings come after every rule whatever their severity:
+	// they are never louder than a rule.
+	return append(out, d.genericReadings(out)...)
 }
 
 // logRules is the registry of log diagnoses, tried in this order.

@@ -178,11 +178,10 @@ type parser struct {
 	ncclLines int // lines in NCCL's "host:pid:tid [dev] NCCL LEVEL" format
 	notesSeen map[string]bool
 	wrap      wrapState // a PyTorch message broken over two lines (torch.go)
-	// inReturn marks the origins whose last NCCL line was an error-return
-	// trace line (catalogfamily.go).
-	inReturn map[origin]bool
-	// lastErrorAt is the line of PyTorch's last "Last error:" line.
-	lastErrorAt int
+	// inReturn marks the origins (host, pid and device, joined by NUL)
+	// whose last NCCL line was an error-return trace line
+	// (catalogfamily.go).
+	inReturn map[string]bool
 }
 
 func newParser(opts Options) *parser {
@@ -331,9 +330,6 @@ func (p *parser) line(n int, b []byte) {
 		return
 	}
 	p.scanRules(n, string(b))
-	if !bytes.Contains(b, []byte(" NCCL ")) {
-		p.reraised(n, string(b))
-	}
 	p.benchLine(n, b)
 	if !interesting(b) {
 		if !utf8.Valid(b) {

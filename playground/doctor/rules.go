@@ -359,27 +359,36 @@ func byFormat[T any](items []T, formats func(T) []string) map[string][]int {
 // lineDiagnoses turns the rule hits into diagnoses.
 func (d *diagnoser) lineDiagnoses() []Diagnosis {
 	var out []Diagnosis
-	for _, r := range lineRules {
+	for i := range lineRules {
+		r := &lineRules[i]
 		e := d.s.ruleHits[r.ID]
 		if e == nil || e.Empty() {
 			continue
 		}
-		var ev evidence
-		ev.add(e.Lines...)
-		parts := []string{r.Explanation}
 		if r.Explain != nil {
 			if x := r.Explain(e.Lines, d.s); x != "" {
-				parts = append(parts, x)
+				rr := *r
+				rr.Explanation += " " + x
+				r = &rr
 			}
 		}
-		if e.Count > 1 {
-			parts = append(parts, strconv.Itoa(e.Count)+" line(s) show it.")
-		}
-		parts = append(parts, "Fix: "+r.Fix, "Check: "+r.Check)
-		out = append(out, Diagnosis{ID: r.ID, Severity: r.Severity, Title: r.Title,
-			Explanation: strings.Join(parts, " "), Evidence: ev.list(), Links: links(r.Links...)})
+		out = append(out, ruleDiagnosis(r, e.Lines, e.Count))
 	}
 	return out
+}
+
+// ruleDiagnosis assembles the diagnosis of a rule from its evidence lines
+// (count of them in the log): the explanation, how many lines show it, the
+// fix and the check.
+func ruleDiagnosis(r *Rule, lines []LineRef, count int) Diagnosis {
+	var ev evidence
+	ev.add(lines...)
+	expl := r.Explanation
+	if count > 1 {
+		expl += " " + strconv.Itoa(count) + " line(s) show it."
+	}
+	return Diagnosis{ID: r.ID, Severity: r.Severity, Title: r.Title,
+		Explanation: expl + " Fix: " + r.Fix + " Check: " + r.Check, Evidence: ev.list(), Links: links(r.Links...)}
 }
 
 // explainArchList compares the GPU's architecture with the ones PyTorch's
