@@ -28,11 +28,13 @@ func (p *parser) catalogLine(n int, o origin, lvl level, raw, msg string) {
 		p.note("NCCL's message catalog could not be read: " + err.Error())
 		return
 	}
-	m, ok := cat.Match(severityWord(lvl, raw), msg, warnPlace(raw))
+	sev := severityWord(lvl, raw)
+	m, ok := cat.Match(sev, msg, warnPlace(raw))
 	if !ok {
 		p.add(&st.Unknown, n, raw)
 		return
 	}
+	p.noteCatalogHit(n, o, sev, raw, m)
 	st.Matched++
 	if m.Entry.Release != ncclmsg.Pinned {
 		st.Older++

@@ -36,7 +36,9 @@ func Diagnose(s *Summary, env ncclenv.Env) []Diagnosis {
 	}
 	out = append(out, d.envDiagnoses()...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Severity > out[j].Severity })
-	return out
+	// The generic readings come after every rule whatever their severity:
+	// they are never louder than a rule.
+	return append(out, d.genericReadings(out)...)
 }
 
 // logRules is the registry of log diagnoses, tried in this order.
@@ -245,9 +247,29 @@ func (d *diagnoser) netSocket() (Diagnosis, bool) {
 		}
 	}
 	chosen := strings.EqualFold(s.Network, "Socket") || !s.NetSocket.Empty() || (s.Network == "" && s.HasNetDevices("Socket"))
-	if conns == 0 && !chosen {
+	// NCCL_IB_DISABLE=0 or an NCCL_IB_HCA list says InfiniBand/RoCE was
+	// meant to carry the traffic: "No device found" is then the failure,
+	// whether or not the excerpt shows the socket transport taking over.
+	var wanted []LineRef
+	if v, ref, ok := d.setting("NCCL_IB_DISABLE"); ok && isOff(v) {
+		wanted = append(wanted, ref)
+	}
+	if _, ref, ok := d.setting("NCCL_IB_HCA"); ok {
+		wanted = append(wanted, ref)
+	}
+	ibMissing := len(wanted) > 0 && !s.IBNoDevice.Empty()
+	// A verbs device NCCL cannot open, or no IP interface for the IB
+	// transport's own connections, is a failure of the IB setup whatever
+	// the environment says (a host without RDMA NICs prints neither).
+	for _, k := range []string{"open-failed", "no-ip-if"} {
+		if e := s.netCues[k]; e != nil && !e.Empty() {
+			ibMissing = true
+		}
+	}
+	if conns == 0 && !chosen && !ibMissing {
 		return Diagnosis{}, false
 	}
+	ev.add(wanted...)
 	ev.add(s.IBNoDevice.Lines...)
 	ev.add(s.NetSocket.Lines...)
 	causes := d.netCauses(&ev)
@@ -257,6 +279,10 @@ func (d *diagnoser) netSocket() (Diagnosis, bool) {
 	if !s.IBNoDevice.Empty() {
 		expl = "NCCL reports no InfiniBand device (or cannot load libibverbs) and chose its TCP socket transport."
 	}
+	if ibMissing && !multi {
+		sev = Warning
+		expl += " The log shows InfiniBand/RoCE was meant to carry the traffic (NCCL_IB_DISABLE=0, an NCCL_IB_HCA list, or an RDMA device NCCL found but could not use): between hosts this runs over TCP."
+	}
 	if multi {
 		sev = Warning
 		if conns > 0 {
@@ -265,7 +291,7 @@ func (d *diagnoser) netSocket() (Diagnosis, bool) {
 			expl += " The job spans several hosts, so inter-node traffic runs over TCP."
 		}
 		expl += " Pass the RDMA devices into the container, install libibverbs, and check NCCL_IB_DISABLE, NCCL_IB_HCA and NCCL_SOCKET_IFNAME on every node."
-	} else {
+	} else if !ibMissing {
 		expl += " Inside one host this is harmless (P2P or SHM carry the traffic), but a multi-node run with the same setup would use TCP between hosts."
 	}
 	if len(causes) > 0 {
@@ -530,7 +556,7 @@ func (d *diagnoser) collectiveTimeout() (Diagnosis, bool) {
 	if d.groupsFailing() > 1 {
 		b.WriteString(" When several process groups of one job fail together, check the order in which each process issues collectives: NCCL needs every rank to call the collectives of a communicator in the same order, so collectives issued from two threads at once on one communicator, or groups entered in a different order on different ranks, hang.")
 	}
-	b.WriteString(" The rank that reports a timeout is usually a victim: another rank never entered the matching collective (it crashed, is stuck in data loading or I/O, or took a different code path). ")
+	b.WriteString(" The rank that reports a timeout is usually a victim: another rank never entered the matching collective (it crashed, is stuck in data loading or I/O, or took a different code path: work done by rank 0 alone, such as evaluation, plotting or saving a checkpoint at the end of an epoch, while the other ranks already wait in the next collective; run such work on all ranks or make it shorter than the timeout). ")
 	b.WriteString(d.errorHandling(&ev))
 	b.WriteString(" Turn on the flight recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=2000, TORCH_NCCL_DUMP_ON_TIMEOUT=1) and compare the last sequence numbers of all ranks.")
 	return Diagnosis{ID: "collective-timeout", Severity: Error, Title: "Collective timeout",
@@ -822,8 +848,8 @@ func (d *diagnoser) ncclError() (Diagnosis, bool) {
 		Evidence:    ev.list(), Links: links(linkTroubleshoot, envLink("NCCL_DEBUG"), envLink("NCCL_DEBUG_SUBSYS"))}, true
 }
 
-// ncclWarn lists the WARN lines no other diagnosis explains.
-func (d *diagnoser) ncclWarn() (Diagnosis, bool) {
+// explainedLines returns the line numbers some rule's evidence holds.
+func (d *diagnoser) explainedLines() map[int]bool {
 	s := d.s
 	explained := map[int]bool{}
 	for _, e := range []Evidence{s.VersionMismatch, s.PeerLost, s.ShmFailure, s.P2PDisabled} {
@@ -841,6 +867,13 @@ func (d *diagnoser) ncclWarn() (Diagnosis, bool) {
 			explained[l.Line] = true
 		}
 	}
+	return explained
+}
+
+// ncclWarn lists the WARN lines no other diagnosis explains.
+func (d *diagnoser) ncclWarn() (Diagnosis, bool) {
+	s := d.s
+	explained := d.explainedLines()
 	rest := s.Warnings.Count - s.VersionMismatch.Count - s.PeerLost.Count - s.ShmFailure.Count
 	var ev evidence
 	for _, l := range s.Warnings.Lines {

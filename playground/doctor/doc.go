@@ -13,7 +13,10 @@
 //
 // Diagnose turns a Summary and an environment into Diagnoses, each with the
 // evidence lines, an explanation and links to the site's troubleshooting
-// notes and variable reference. LintEnv checks pasted `env` output or an
+// notes and variable reference. A WARN line that NCCL's message catalog ties
+// to a call but no rule explains gets the generic reading of the part of
+// NCCL that printed it (ID "generic-" and the family, ranked after every
+// rule; catalogfamily.go). LintEnv checks pasted `env` output or an
 // nccl.conf file line by line against the variable tables of the pinned
 // releases (NCCL v2.30.7-1, PyTorch v2.6.0).
 //

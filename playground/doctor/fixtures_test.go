@@ -129,7 +129,7 @@ var fixtures = []fixture{
 				t.Errorf("version line %d, libibverbs %d, rings connected %v", s.Versions[0].Line.Line, s.IBNoDevice.Count, s.ConnectedRings)
 			}
 		}},
-	{file: "nvidia-nccl-957-warn-cuda-invalid.log", diagnoses: []string{"nccl-warn"},
+	{file: "nvidia-nccl-957-warn-cuda-invalid.log", diagnoses: []string{"nccl-warn", "generic-cuda"},
 		check: func(t *testing.T, s *Summary, ds []Diagnosis) {
 			// six "NCCL WARN" lines behind "Fri Aug 11 12:31:45 2023[1,N]<stdout>:" prefixes
 			if s.Warnings.Count != 6 || !slices.Equal(s.Hosts, []string{"tomte401"}) {

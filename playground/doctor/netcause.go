@@ -107,7 +107,7 @@ func (d *diagnoser) netCauses(ev *evidence) []string {
 		out = append(out, c.cause)
 	}
 	if len(out) == 0 && !d.s.IBNoDevice.Empty() {
-		out = append(out, "NCCL found no active InfiniBand/RoCE port: the machine or VM has no RDMA NIC, the port is down or not ACTIVE (`ibv_devinfo`: state PORT_ACTIVE), its driver is not loaded, or the container does not see it.")
+		out = append(out, "NCCL found no active InfiniBand/RoCE port: the machine or VM has no RDMA NIC, the port is down or not ACTIVE (`ibv_devinfo`: state PORT_ACTIVE), its driver is not loaded, or the container does not see it (Docker: --device=/dev/infiniband with --cap-add=IPC_LOCK, or --privileged; Slurm containers: mount /dev/infiniband; Kubernetes: an RDMA device plugin). `ls /dev/infiniband` and `ibv_devices` inside the container show what it sees.")
 	}
 	return out
 }

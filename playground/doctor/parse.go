@@ -178,6 +178,10 @@ type parser struct {
 	ncclLines int // lines in NCCL's "host:pid:tid [dev] NCCL LEVEL" format
 	notesSeen map[string]bool
 	wrap      wrapState // a PyTorch message broken over two lines (torch.go)
+	// inReturn marks the origins (host, pid and device, joined by NUL)
+	// whose last NCCL line was an error-return trace line
+	// (catalogfamily.go).
+	inReturn map[string]bool
 }
 
 func newParser(opts Options) *parser {

@@ -359,27 +359,36 @@ func byFormat[T any](items []T, formats func(T) []string) map[string][]int {
 // lineDiagnoses turns the rule hits into diagnoses.
 func (d *diagnoser) lineDiagnoses() []Diagnosis {
 	var out []Diagnosis
-	for _, r := range lineRules {
+	for i := range lineRules {
+		r := &lineRules[i]
 		e := d.s.ruleHits[r.ID]
 		if e == nil || e.Empty() {
 			continue
 		}
-		var ev evidence
-		ev.add(e.Lines...)
-		parts := []string{r.Explanation}
 		if r.Explain != nil {
 			if x := r.Explain(e.Lines, d.s); x != "" {
-				parts = append(parts, x)
+				rr := *r
+				rr.Explanation += " " + x
+				r = &rr
 			}
 		}
-		if e.Count > 1 {
-			parts = append(parts, strconv.Itoa(e.Count)+" line(s) show it.")
-		}
-		parts = append(parts, "Fix: "+r.Fix, "Check: "+r.Check)
-		out = append(out, Diagnosis{ID: r.ID, Severity: r.Severity, Title: r.Title,
-			Explanation: strings.Join(parts, " "), Evidence: ev.list(), Links: links(r.Links...)})
+		out = append(out, ruleDiagnosis(r, e.Lines, e.Count))
 	}
 	return out
+}
+
+// ruleDiagnosis assembles the diagnosis of a rule from its evidence lines
+// (count of them in the log): the explanation, how many lines show it, the
+// fix and the check.
+func ruleDiagnosis(r *Rule, lines []LineRef, count int) Diagnosis {
+	var ev evidence
+	ev.add(lines...)
+	expl := r.Explanation
+	if count > 1 {
+		expl += " " + strconv.Itoa(count) + " line(s) show it."
+	}
+	return Diagnosis{ID: r.ID, Severity: r.Severity, Title: r.Title,
+		Explanation: expl + " Fix: " + r.Fix + " Check: " + r.Check, Evidence: ev.list(), Links: links(r.Links...)}
 }
 
 // explainArchList compares the GPU's architecture with the ones PyTorch's
@@ -457,7 +466,7 @@ var wcMeaning = map[int]string{
 	9:  "the remote side rejected the request",
 	10: "a remote access error: the peer's memory registration does not allow the access (GPUDirect RDMA on the other host)",
 	11: "a remote operation error",
-	12: "the transport retry counter was exceeded: the peer never acknowledged, a timeout. Right at the start of a job this means the two NICs cannot reach each other over RDMA: for RoCE the GID index (NCCL_IB_GID_INDEX: a RoCE v2 IPv4 entry, not the link-local fe80 one) or the routing between subnets, or an MTU the path cannot carry (a port MTU above a switch's, or different MTUs on the two hosts); later in a job a link flap, a congested fabric or a dead peer",
+	12: "the transport retry counter was exceeded: the peer never acknowledged, a timeout. Right at the start of a job this means the two NICs cannot reach each other over RDMA: for RoCE the GID index (NCCL_IB_GID_INDEX: a RoCE v2 IPv4 entry, not the link-local fe80 one) or the routing between subnets, or an MTU the path cannot carry (a port MTU above a switch's, or different MTUs on the two hosts); later in a job a link flap, a congested fabric or a dead peer (on a congested fabric a longer NCCL_IB_TIMEOUT, 4.096 µs × 2^value per try, and NCCL_IB_RETRY_CNT ride out the stalls; they cannot help NICs that never reach each other)",
 	13: "the receiver-not-ready retry counter was exceeded: the peer posted no receive in time",
 }
 

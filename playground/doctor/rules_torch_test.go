@@ -378,3 +378,24 @@ func TestBlackwellOldNCCL(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchdogStackOnly: an excerpt that holds only the watchdog's
+// exception stack (the WorkNCCL::checkTimeout frame, PyTorch's
+// ProcessGroupNCCL.cpp) is still a collective timeout; a stack of another
+// watchdog frame alone is not.
+func TestWatchdogStackOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name, log string
+		fires     bool
+	}{
+		{"checkTimeout frame", "frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x1d2 (0x1 in libtorch_cuda.so)\n", true},
+		{"other frame", "frame #2: c10d::ProcessGroupNCCL::watchdogHandler() + 0x233 (0x1 in libtorch_cuda.so)\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := find(Diagnose(parseString(t, tc.log), ncclenv.Env{}), "collective-timeout")
+			if got := d.ID != ""; got != tc.fires {
+				t.Fatalf("collective-timeout fired = %v, want %v", got, tc.fires)
+			}
+		})
+	}
+}

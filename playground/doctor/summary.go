@@ -321,6 +321,9 @@ type Summary struct {
 	testFailure Evidence
 	// ruleHits holds the evidence of each line rule (lineRules) by ID.
 	ruleHits map[string]*Evidence
+	// catalogHits are the WARN and error-return lines the catalog tied to
+	// a call, for the generic readings (catalogfamily.go).
+	catalogHits []catalogHit
 	// netCues holds the lines that say why NCCL fell back to sockets, by
 	// netCue key.
 	netCues map[string]*Evidence

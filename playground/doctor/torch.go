@@ -22,6 +22,12 @@ func (p *parser) torchLine(n int, raw string) {
 		strings.Contains(raw, "failure detected by watchdog") || strings.Contains(raw, "Some NCCL operations have failed or timed out"):
 		p.add(&p.s.TimeoutLines, n, raw)
 		p.workProgress(n, raw)
+	case strings.Contains(raw, "ProcessGroupNCCL::WorkNCCL::checkTimeout("):
+		// A frame of the watchdog's exception stack: where only the stack
+		// made it into the excerpt, it still says a collective timed out
+		// (ProcessGroupNCCL.cpp: WorkNCCL::checkTimeout throws the
+		// "Watchdog caught collective operation timeout" error).
+		p.add(&p.s.TimeoutLines, n, raw)
 	case strings.Contains(raw, " timed out in blocking wait"):
 		// TORCH_NCCL_BLOCKING_WAIT=1: wait() throws instead of the watchdog
 		// (v2.6.0 ProcessGroupNCCL.cpp: "Work WorkNCCL(...) timed out in
