@@ -352,6 +352,17 @@ func hostileInputs(tb testing.TB, dir string) []hostileInput {
 			check: boundsCheck("", "", "unpacks to more than 2 MiB, the limit")},
 		hostileInput{page: "topology", name: fmt.Sprintf("%.0f KB ?env= link", float64(len(envLink))/1000), open: envLink,
 			check: boundsCheck("NCCL_NOT_A_KNOB", "", "more. The inputs show")},
+		// Session 8's attack F2: a link whose filter is a megabyte of
+		// words; the table's filter takes its first 200 characters.
+		hostileInput{page: "env", name: "1 MB ?q= link", open: "env/?q=" + strings.Repeat("a+", 500_000),
+			check: func(b *browser) {
+				b.t.Helper()
+				boundsCheck("", "", "")(b)
+				got := eval[string](b, `document.getElementById('env-q').value.length + ' ' + document.getElementById('env-n').textContent`)
+				if !strings.HasPrefix(got, "200 ") || !strings.Contains(got, "cut to its first 200 characters") {
+					b.t.Errorf("filter box and count after a 1 MB ?q=: %q, want 200 characters and the cut named", got)
+				}
+			}},
 		// Session 8's attack F1: megabytes pasted into the environment box
 		// and into a one-line input; refused whole (ui.js capText).
 		hostileInput{page: "topology", name: "8 MiB of NAME=VALUE lines pasted into the environment box", open: "playground/topology/",

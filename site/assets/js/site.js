@@ -37,6 +37,11 @@ setupThemeToggle();
 // the query (?q=&c=&d=1), so a reload or a shared link keeps it; a row a link
 // targets (#NCCL_IB_HCA) is always shown, highlighted (CSS :target) and
 // scrolled to the middle of the window with its meaning beside it.
+// MAX_FILTER and MAX_FILTER_WORDS bound the environment table's filter
+// (the search box's own caps: 200 characters, 12 terms).
+const MAX_FILTER = 200;
+const MAX_FILTER_WORDS = 12;
+
 function setupEnvFilter() {
   const table = document.getElementById("env-table");
   const box = document.querySelector(".env-filter");
@@ -48,11 +53,18 @@ function setupEnvFilter() {
   const rows = Array.from(table.tBodies[0].rows);
   const text = rows.map((r) => r.textContent.toLowerCase());
   const params = new URLSearchParams(window.location.search);
-  q.value = params.get("q") || "";
+  // The filter is a few words: a link's ?q= is cut to MAX_FILTER
+  // characters and at most MAX_FILTER_WORDS words are matched, as the
+  // search box bounds its query (a 1 MB link's words against every row
+  // stalled the page for seconds).
+  const linkQ = params.get("q") || "";
+  const cut = linkQ.length > MAX_FILTER;
+  q.maxLength = MAX_FILTER;
+  q.value = linkQ.slice(0, MAX_FILTER);
   if (params.get("c") && Array.from(comp.options).some((o) => o.value === params.get("c"))) comp.value = params.get("c");
   dbg.checked = params.get("d") === "1";
   const apply = (save) => {
-    const words = q.value.toLowerCase().split(/\s+/).filter(Boolean);
+    const words = [...new Set(q.value.toLowerCase().split(/\s+/).filter(Boolean))].slice(0, MAX_FILTER_WORDS);
     const c = comp.value;
     const target = targetRow();
     let shown = 0;
@@ -62,7 +74,7 @@ function setupEnvFilter() {
       if (r.hidden === ok) r.hidden = !ok;
       if (ok) shown++;
     });
-    count.textContent = `${shown} of ${rows.length} variables`;
+    count.textContent = `${shown} of ${rows.length} variables` + (cut && q.value === linkQ.slice(0, MAX_FILTER) ? ` (the link's filter was cut to its first ${MAX_FILTER} characters)` : "");
     if (save) {
       const p = new URLSearchParams(window.location.search);
       const set = (k, v) => (v ? p.set(k, v) : p.delete(k));
