@@ -118,7 +118,7 @@ type DatasetUse struct {
 // do not carry a YAML parser; TestCalibrationData fails when the two
 // disagree. Every call returns a fresh copy.
 func DefaultCalibration() (*Calibration, error) {
-	c := embeddedCalibration()
+	c := withProse(embeddedCalibration())
 	if err := c.check(); err != nil {
 		return nil, fmt.Errorf("calibration: %w", err)
 	}

@@ -70,6 +70,9 @@ type Measurement struct {
 	Dtype       string           `json:"dtype"`
 	Fit         bool             `json:"fit"`
 	Rows        []MeasurementRow `json:"rows"`
+	// PublishedRows counts the run's rows as published; Rows holds those
+	// the page draws (pageRows: a few per factor of two of the size).
+	PublishedRows int `json:"published_rows"`
 }
 
 // MeasurementRow is one size of a published run.

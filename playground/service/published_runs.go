@@ -1,5 +1,11 @@
 package service
 
+import (
+	"math/bits"
+
+	"github.com/distributed-nav/distributed-nav/playground/estimate"
+)
+
 // publishedRun is one published run of data/measurements as the estimator
 // page lists it, with what the page matches it on: the preset it was
 // measured on, the node count and the collective (tune.Func's String).
@@ -18,3 +24,25 @@ type publishedRun struct {
 // modified.
 //
 //go:generate go test -run ^TestPublishedRunsData$ -update-generated
+
+// maxPageRowsPerOctave is how many rows of a published run the estimator
+// page draws in each factor of two of the message size.
+const maxPageRowsPerOctave = 4
+
+// pageRows are the rows of a published run the estimator page draws: all
+// of them, but at most maxPageRowsPerOctave in each factor of two of the
+// size (the first ones), so that a run swept in 10 MiB steps (103
+// rows between 1 MiB and 1 GiB) is drawn as the same curve with
+// the points a log-scale chart can tell apart.
+func pageRows(rows []estimate.Row) []estimate.Row {
+	var out []estimate.Row
+	count := map[int]int{}
+	for _, r := range rows {
+		o := bits.Len64(r.Bytes)
+		if count[o] < maxPageRowsPerOctave {
+			out = append(out, r)
+		}
+		count[o]++
+	}
+	return out
+}

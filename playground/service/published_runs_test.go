@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"go/format"
+	"math/bits"
 	"os"
 	"strconv"
 	"testing"
@@ -24,10 +25,10 @@ func publishedRunsSource(sets []*estimate.Dataset) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d.ID, err)
 		}
-		fmt.Fprintf(&b, "{preset: %q, nodes: %d, coll: %q, m: Measurement{ID: %q, Title: %q, URL: %q, Date: %q, GPU: %q, NGPUs: %d, NNodes: %d, NCCLVersion: %q, Dtype: %q, Fit: %t, Rows: []MeasurementRow{",
+		fmt.Fprintf(&b, "{preset: %q, nodes: %d, coll: %q, m: Measurement{ID: %q, Title: %q, URL: %q, Date: %q, GPU: %q, NGPUs: %d, NNodes: %d, NCCLVersion: %q, Dtype: %q, Fit: %t, PublishedRows: %d, Rows: []MeasurementRow{",
 			d.System.Preset, d.System.Nodes, f.String(), d.ID, d.Source.Title, d.Source.URL, d.Source.Date, d.Hardware.GPUModel,
-			d.Hardware.NGPUs, d.Hardware.NNodes, d.Run.NCCLVersion, d.Run.Dtype, d.Fit)
-		for _, r := range d.Rows {
+			d.Hardware.NGPUs, d.Hardware.NNodes, d.Run.NCCLVersion, d.Run.Dtype, d.Fit, len(d.Rows))
+		for _, r := range pageRows(d.Rows) {
 			fmt.Fprintf(&b, "{%d, %s, %s},", r.Bytes, num(r.TimeUs), num(r.BusBwGBps))
 		}
 		b.WriteString("}}},\n")
@@ -65,13 +66,66 @@ func TestPublishedRunsData(t *testing.T) {
 	}
 	for i, d := range sets {
 		run := publishedRuns[i]
-		if run.m.ID != d.ID || run.preset != d.System.Preset || len(run.m.Rows) != len(d.Rows) {
-			t.Fatalf("run %d is %s on %s with %d rows, dataset %s on %s with %d", i, run.m.ID, run.preset, len(run.m.Rows), d.ID, d.System.Preset, len(d.Rows))
+		if run.m.ID != d.ID || run.preset != d.System.Preset || len(run.m.Rows) != len(pageRows(d.Rows)) || run.m.PublishedRows != len(d.Rows) {
+			t.Fatalf("run %d is %s on %s with %d rows, dataset %s on %s with %d for the page", i, run.m.ID, run.preset, len(run.m.Rows), d.ID, d.System.Preset, len(pageRows(d.Rows)))
 		}
-		for j, r := range d.Rows {
+		for j, r := range pageRows(d.Rows) {
 			if got := run.m.Rows[j]; got != (MeasurementRow{r.Bytes, r.TimeUs, r.BusBwGBps}) {
 				t.Errorf("%s row %d: %+v, dataset %+v", d.ID, j, got, r)
 			}
 		}
 	}
+}
+
+// pageRows keeps every row of a run with at most maxPageRowsPerOctave in
+// each factor of two, the first ones of each, in order.
+func TestPageRows(t *testing.T) {
+	var dense []estimate.Row // 1 MiB to 1 GiB in 10 MiB steps, as thomaslie210's medium runs
+	for b := uint64(1 << 20); b <= 1<<30; b += 10 << 20 {
+		dense = append(dense, estimate.Row{Bytes: b})
+	}
+	sparse := []estimate.Row{{Bytes: 8}, {Bytes: 16}, {Bytes: 1 << 20}, {Bytes: 1 << 30}}
+	for _, tc := range []struct {
+		name string
+		rows []estimate.Row
+		want int
+	}{
+		// One row per octave: all kept.
+		{"sparse", sparse, 4},
+		// 103 steps of 10 MiB: min(rows, maxPageRowsPerOctave) per octave.
+		{"dense", dense, countPerOctave(dense)},
+	} {
+		got := pageRows(tc.rows)
+		if len(got) != tc.want {
+			t.Errorf("%s: %d rows, want %d", tc.name, len(got), tc.want)
+		}
+		per := map[int]int{}
+		for i, r := range got {
+			per[bits.Len64(r.Bytes)]++
+			if i > 0 && r.Bytes <= got[i-1].Bytes {
+				t.Errorf("%s: rows out of order at %d", tc.name, i)
+			}
+		}
+		for o, n := range per {
+			if n > maxPageRowsPerOctave {
+				t.Errorf("%s: %d rows in octave %d", tc.name, n, o)
+			}
+		}
+	}
+	if n := len(pageRows(dense)); n >= len(dense) || n > 11*maxPageRowsPerOctave {
+		t.Errorf("dense run: %d of %d rows kept", n, len(dense))
+	}
+}
+
+// countPerOctave is min(rows in the octave, maxPageRowsPerOctave) summed.
+func countPerOctave(rows []estimate.Row) int {
+	per := map[int]int{}
+	for _, r := range rows {
+		per[bits.Len64(r.Bytes)]++
+	}
+	n := 0
+	for _, c := range per {
+		n += min(c, maxPageRowsPerOctave)
+	}
+	return n
 }

@@ -70,6 +70,14 @@ export function sizeText(n) {
   return `${(n / (1000 * 1000)).toFixed(1)} MB`;
 }
 
+// overLimit says by how much n bytes exceed max, in bytes: "2.1 MB; the
+// limit is 2 MiB" did not tell a reader that a file was ten bytes over.
+export function overLimit(n, max) {
+  const b = (x) => x.toLocaleString('en-US');
+  const unit = max % 1048576 === 0 ? `${max / 1048576} MiB, ` : '';
+  return `is ${b(n)} bytes (${sizeText(n)}), ${b(n - max)} over the limit here of ${unit}${b(max)} bytes`;
+}
+
 // BINARY_PROBE is how much of a file is looked at for NUL bytes, the sign
 // of a binary file (as grep decides): text logs, dumps and listings have
 // none.
@@ -150,7 +158,7 @@ export function bigText(area, { onChange, what = 'text', onFile, maxBytes = Infi
   // status line says what is being read meanwhile.
   const read = async (f) => {
     if (f.size > maxBytes) {
-      onError(`${f.name} is ${sizeText(f.size)}; the limit here is ${maxBytes / 1048576} MiB.`);
+      onError(`${f.name} ${overLimit(f.size, maxBytes)}.`);
       return null;
     }
     const seq = ++readSeq;

@@ -1,9 +1,9 @@
 // Doctor page: paste (or load) an NCCL_DEBUG=INFO log and/or an
 // environment listing; the module's log reader summarises it and diagnoses
 // what it sees, with links to the site's notes.
-import { LIMITS, mib } from './constants.js';
+import { LIMITS } from './constants.js';
 import { h, fill, field, section, setHTML, setError, commandBar } from './ui.js';
-import { bigText, sizeText } from './bigtext.js';
+import { bigText, overLimit } from './bigtext.js';
 
 const MAX_LOG = LIMITS.logBytes;
 const MAX_ENV = LIMITS.envDumpBytes;
@@ -77,8 +77,8 @@ export function doctorWidget({ update }) {
         return { idle: true };
       }
       // The caps count UTF-8 bytes (a file's own bytes), as the Go side does.
-      if (logText.bytes() > MAX_LOG) return { error: { field: 'log', message: `The log is ${sizeText(logText.bytes())}; the limit here is ${mib(MAX_LOG)}.` } };
-      if (envText.bytes() > MAX_ENV) return { error: { field: 'envdump', message: `The environment text is ${sizeText(envText.bytes())}; the limit here is ${mib(MAX_ENV)}.` } };
+      if (logText.bytes() > MAX_LOG) return { error: { field: 'log', message: `The log ${overLimit(logText.bytes(), MAX_LOG)}.` } };
+      if (envText.bytes() > MAX_ENV) return { error: { field: 'envdump', message: `The environment text ${overLimit(envText.bytes(), MAX_ENV)}.` } };
       return { fn: 'doctor', req: { log: logValue, env: envValue } };
     },
     render(d) {

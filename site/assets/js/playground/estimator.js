@@ -7,8 +7,8 @@
 import { h, fill, field, select, section, setHTML, scroller, setError, commandBar } from './ui.js';
 import { systemPicker } from './system.js';
 import { envEditor } from './env.js';
-import { bigText, sizeText } from './bigtext.js';
-import { COLLS, DTYPES, FABRICS, ESTIMATOR_PRESET, ESTIMATE, LIMITS, mib } from './constants.js';
+import { bigText, overLimit } from './bigtext.js';
+import { COLLS, DTYPES, FABRICS, ESTIMATOR_PRESET, ESTIMATE, LIMITS } from './constants.js';
 
 // base is the site's root (<html data-base>, Hugo's relURL of "").
 const base = new URL(document.documentElement.dataset.base || '/', document.baseURI).href;
@@ -121,7 +121,7 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
       const req = { ...s, env: e.env, coll: collSel.value, bytes: b, dtype: dtype.value, fabric: fabric.value };
       const pasted = pasteBox.value();
       if (pasted.trim() !== '') {
-        if (pasteBox.bytes() > LIMITS.ncclTestsBytes) return { error: { field: 'nccl_tests', message: `The pasted text is ${sizeText(pasteBox.bytes())}; the limit here is ${mib(LIMITS.ncclTestsBytes)}.` } };
+        if (pasteBox.bytes() > LIMITS.ncclTestsBytes) return { error: { field: 'nccl_tests', message: `The pasted text ${overLimit(pasteBox.bytes(), LIMITS.ncclTestsBytes)}.` } };
         req.ncclTests = pasted;
       }
       return { fn: 'estimator', req };
@@ -144,7 +144,7 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
       fill(meas.body, d.measurements.length
         ? h('ul', { class: 'pg-notes', id: 'pg-measurement-list' }, d.measurements.map((m) => {
           const src = /^https?:\/\//.test(m.url) ? h('a', { href: m.url, rel: 'noopener' }, m.title || m.url) : h('span', {}, `${m.title} (${m.url})`);
-          return h('li', { 'data-id': m.id }, src, ` — ${m.gpu}, ${m.ngpus} GPUs, NCCL ${m.nccl_version}, ${m.dtype}${m.date ? `, ${m.date}` : ''}${m.fit ? '' : ' (not used for the fit)'}: ${m.rows.length} sizes.`);
+          return h('li', { 'data-id': m.id }, src, ` — ${m.gpu}, ${m.ngpus} GPUs, NCCL ${m.nccl_version}, ${m.dtype}${m.date ? `, ${m.date}` : ''}${m.fit ? '' : ' (not used for the fit)'}: ${m.published_rows > m.rows.length ? `${m.published_rows} sizes, ${m.rows.length} of them drawn (a few per factor of two of the size)` : `${m.rows.length} sizes`}.`);
         }))
         : h('p', { id: 'pg-measurement-list' }, 'No published measurement matches this system, node count and collective. The presets with measurements are listed on the estimator’s data page; the calibrated curve still applies its path class.'));
     },

@@ -2,10 +2,10 @@
 // loaded topology XML, the node count and the P2P support the driver
 // reports. Inputs are checked here first (size, number format) so that an
 // absurd input never reaches the module; the module checks again.
-import { LIMITS, P2P, mib } from './constants.js';
+import { LIMITS, P2P } from './constants.js';
 import { h, field, select, setError } from './ui.js';
 import { encodeXML } from './state.js';
-import { bigText, sizeText } from './bigtext.js';
+import { bigText, overLimit } from './bigtext.js';
 
 export const MAX_XML = LIMITS.xmlBytes;
 export const MAX_NODES = LIMITS.nodes;
@@ -155,7 +155,7 @@ export function systemPicker({ presets, state, xml, defaultPreset, engine, onCha
         if (text.trim() === '') return { error: { field: 'xml', message: 'Paste a topology XML, drop a file here, or load one.' } };
         // UTF-8 bytes, as the Go side counts MaxXMLBytes.
         if (xmlBox.bytes() > MAX_XML) {
-          return { error: { field: 'xml', message: `The text is ${sizeText(xmlBox.bytes())}; the limit is ${mib(MAX_XML)} (a real dump is well under 100 KB).` } };
+          return { error: { field: 'xml', message: `The text ${overLimit(xmlBox.bytes(), MAX_XML)} (a real dump is well under 100 KB).` } };
         }
         req.xml = text;
         req.xmlName = xmlName;
