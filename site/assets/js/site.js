@@ -41,6 +41,9 @@ setupThemeToggle();
 // (the search box's own caps: 200 characters, 12 terms).
 const MAX_FILTER = 200;
 const MAX_FILTER_WORDS = 12;
+// MAX_QUERY is how much of a link's query the page reads (the playground's
+// pages read as much, state.js).
+const MAX_QUERY = 32 * 1024;
 
 function setupEnvFilter() {
   const table = document.getElementById("env-table");
@@ -52,7 +55,10 @@ function setupEnvFilter() {
   const count = document.getElementById("env-n");
   const rows = Array.from(table.tBodies[0].rows);
   const text = rows.map((r) => r.textContent.toLowerCase());
-  const params = new URLSearchParams(window.location.search);
+  // Only the query's first MAX_QUERY characters are read: parsing a 1 MB
+  // link's query alone held the page for about 200 ms.
+  const search = () => window.location.search.slice(0, MAX_QUERY);
+  const params = new URLSearchParams(search());
   // The filter is a few words: a link's ?q= is cut to MAX_FILTER
   // characters and at most MAX_FILTER_WORDS words are matched, as the
   // search box bounds its query (a 1 MB link's words against every row
@@ -76,7 +82,7 @@ function setupEnvFilter() {
     });
     count.textContent = `${shown} of ${rows.length} variables` + (cut && q.value === linkQ.slice(0, MAX_FILTER) ? ` (the link's filter was cut to its first ${MAX_FILTER} characters)` : "");
     if (save) {
-      const p = new URLSearchParams(window.location.search);
+      const p = new URLSearchParams(search());
       const set = (k, v) => (v ? p.set(k, v) : p.delete(k));
       set("q", q.value.trim());
       set("c", c);
