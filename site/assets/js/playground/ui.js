@@ -27,7 +27,9 @@ export function newID(prefix) {
 }
 
 // MAX_FIELD_CHARS bounds a one-line text input (a size, a parameter count,
-// an algorithm list): a hundred times the longest real value.
+// an algorithm list): several times the longest real value (an NCCL_ALGO
+// list of every algorithm, ^Ring,Tree,CollnetDirect,CollnetChain,NVLS,
+// NVLSTree,PAT, is 55 characters).
 export const MAX_FIELD_CHARS = 256;
 
 // field wraps a control with its label, an optional hint and an error line
