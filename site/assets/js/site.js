@@ -2,6 +2,8 @@
 // env-table filter, the contents list that follows the reader and the copy
 // buttons on code blocks (the search box is js/search/ui.js). Pages work
 // without them.
+import { MAX_QUERY_RUNES, MAX_TERMS } from "../gen/search/spec.js";
+
 const root = document.documentElement;
 
 function currentTheme() {
@@ -37,10 +39,11 @@ setupThemeToggle();
 // the query (?q=&c=&d=1), so a reload or a shared link keeps it; a row a link
 // targets (#NCCL_IB_HCA) is always shown, highlighted (CSS :target) and
 // scrolled to the middle of the window with its meaning beside it.
-// MAX_FILTER and MAX_FILTER_WORDS bound the environment table's filter
-// (the search box's own caps: 200 characters, 12 terms).
-const MAX_FILTER = 200;
-const MAX_FILTER_WORDS = 12;
+// MAX_FILTER and MAX_FILTER_WORDS bound the environment table's filter:
+// the search box's own caps, from the module the generator writes from
+// generator/searchdb (esbuild keeps only these two of its constants).
+const MAX_FILTER = MAX_QUERY_RUNES;
+const MAX_FILTER_WORDS = MAX_TERMS;
 // MAX_QUERY is how much of a link's query the page reads (the playground's
 // pages read as much, state.js).
 const MAX_QUERY = 32 * 1024;
