@@ -36,7 +36,7 @@ const maxPageRowsPerOctave = 4
 // the points a log-scale chart can tell apart.
 func pageRows(rows []estimate.Row) []estimate.Row {
 	var out []estimate.Row
-	count := map[int]int{}
+	var count [65]int // by bits.Len64 of the size, 0..64
 	for _, r := range rows {
 		o := bits.Len64(r.Bytes)
 		if count[o] < maxPageRowsPerOctave {
