@@ -39,15 +39,21 @@ import (
 // estimator 1,292,397, estimator-paste 1,341,166, step 1,294,044, doctor
 // 1,287,475 (the estimator's plateau fit and tree factor, the new published
 // runs' table, the search's work budgets and the NIC summary, both doctor
-// families); a ceiling is never above the budget. The budget is held on compress/gzip's size, what
+// families); a ceiling is never above the budget. Session 9 compiled fmt,
+// encoding/xml and time without inlining (playground/wasm/build.sh says
+// why), compress/gzip before -> after: topology 1,240,070 -> 1,224,584,
+// algorithms 1,245,539 -> 1,230,393, estimator 1,299,766 -> 1,282,201,
+// estimator-paste 1,346,778 -> 1,328,948, step 1,298,960 -> 1,285,319,
+// doctor 1,299,339 -> 1,287,237; topology's and estimator-paste's ceilings
+// were lowered to match. The budget is held on compress/gzip's size, what
 // BenchmarkPageLoad's server sends, which is 1% above gzip -9's.
 const wasmGzipBudget = 1_300_000
 
 var wasmGzipCeiling = map[string]int{
-	"topology.wasm":        1_250_000, // 1,235,957 × 1.01 (session 6, batch 1)
+	"topology.wasm":        1_240_000, // 1,224,584 × 1.01 (session 9)
 	"algorithms.wasm":      1_250_000, // 1,230,580 × 1.01
 	"estimator.wasm":       1_300_000, // 1,292,397, capped at the budget (session 6, batch 1)
-	"estimator-paste.wasm": 1_360_000, // 1,341,166 × 1.01 (session 6, batch 1)
+	"estimator-paste.wasm": 1_350_000, // 1,328,948 × 1.01 (session 9)
 	"step.wasm":            1_300_000, // 1,294,044, capped at the budget (session 6, batch 1)
 	"doctor.wasm":          1_300_000, // 1,287,475, capped at the budget (session 6, batch 1)
 }
