@@ -147,8 +147,9 @@ type Routing struct {
 	// the slowest hop's physical bandwidth times the cell's share of the
 	// graph bandwidth in NCCL's model (protocol and algorithm factors), so
 	// that NCCL decides algorithm, protocol and channels while the
-	// hardware sets the level. Empty for multi-node jobs and NVLS, whose
-	// plateau is the class efficiency times NCCL's own bandwidth.
+	// hardware sets the level. Empty for multi-node jobs, whose plateau is
+	// the class efficiency times NCCL's own bandwidth, and for NVLS, whose
+	// plateau in one node is NCCL's own NVLS bandwidth (switchReduced).
 	Hops    [tune.NumAlgorithms][]Hop
 	GraphBw [tune.NumAlgorithms]float64
 }

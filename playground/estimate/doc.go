@@ -80,7 +80,10 @@
 // rate), 1.313 on PCIe (128/130 encoding against NCCL's 1.5 GB/s per Gen4
 // lane), 1.25 on NVLink (25 GB/s per link against NCCL's 20-20.6).
 //
-// η_pcie is shared by PCIe P2P and SHM. On several nodes, and for NVLS,
+// η_pcie is shared by PCIe P2P and SHM. NVLS and NVLS Tree in one node
+// take NCCL's own NVLS bandwidth, P = B(a,p): NCCL derates it by an NVLS
+// efficiency measured per GPU generation, and the switch-reduced traffic
+// is not the P2P copies η_nvlink is fitted on. On several nodes
 // P = η × B(a,p): NCCL's network bandwidth is the NIC line rate of the
 // topology. The network has three classes with their own η: RDMA with
 // GPUDirect RDMA on a path below the host bridge (net-rdma), RDMA whose

@@ -1068,7 +1068,7 @@ func TestCrossSocketEfficiencyIsCeiling(t *testing.T) {
 // sources it fits its own.
 func TestDirectNVLinkSharesEfficiency(t *testing.T) {
 	sets, build, _ := fixtures(t)
-	nvs := datasetByID(t, sets, "xxrjun-h100-8gpu-nvswitch-allreduce")
+	nvs := datasetByID(t, sets, "xxrjun-h100-8gpu-nvswitch-allgather") // Ring through NVSwitches: an NVLS run (the AllReduce) says nothing about the link efficiency
 	direct := datasetByID(t, sets, "snellius-h100-4gpu-nvlink")
 	copyAs := func(base *Dataset, id, author string) *Dataset {
 		d := *base
@@ -1155,5 +1155,103 @@ func TestOneNodeRingGatherLatency(t *testing.T) {
 	}
 	if got := cellFor(m, tune.AllGather, tune.Ring, tune.LL, 1).lat; math.Abs(got-10.2) > 1e-3 {
 		t.Errorf("calibrated AllGather Ring LL cell latency: %.3f us, want 10.2", got)
+	}
+}
+
+// TestSwitchReducedPlateau: inside one node an NVLS cell's calibrated
+// plateau is NCCL's own NVLS bus bandwidth whatever the nvlink efficiency,
+// while the node's ring cells scale with it and across nodes NVLS scales
+// with the network class's efficiency. The NVLS figure is rebuilt from the
+// searched NVLS graph with NCCL's formula (tuning.cc#L307-L321 at
+// v2.30.7-1: nChannels × bwIntra × nvlsEfficiency (0.85 for sm90,
+// tuning.cc#L139-L144) × (nChannels-1)/nChannels × 2 for AllReduce; the
+// algorithm bandwidth NCCL keeps is that × n/(2(n-1)), tuning.cc#L376-L381,
+// which nccl-tests' bus factor 2(n-1)/n turns back), so the test also
+// fails if the cell stops being the NVLS figure NCCL derated. On the 8x
+// H100 preset the search gives 8 channels of 40 GB/s: 476 GB/s.
+func TestSwitchReducedPlateau(t *testing.T) {
+	s := system(t, "h100-sxm-8x", 1, nil, FabricAuto)
+	m, rt := s.Model(), s.Routing()
+	if rt.Algo[tune.NVLS] != ClassNVLink || !switchReduced(tune.NVLS, &rt) || switchReduced(tune.Ring, &rt) {
+		t.Fatalf("h100-sxm-8x: NVLS routed to %q, Ring to %q", rt.Algo[tune.NVLS], rt.Algo[tune.Ring])
+	}
+	g := s.Result().Search.NVLS
+	if g == nil || g.NChannels < 2 {
+		t.Fatalf("h100-sxm-8x: no NVLS graph")
+	}
+	nch := float64(g.NChannels)
+	want := nch * float64(g.BwIntra) * 0.85 * (nch - 1) / nch * 2
+	nvls := cellFor(m, tune.AllReduce, tune.NVLS, tune.Simple, 1)
+	if math.Abs(nvls.bus-want) > 1e-3*want {
+		t.Fatalf("NVLS AllReduce cell %.2f GB/s busbw, want NCCL's %.2f (%d channels of %.2f GB/s)", nvls.bus, want, g.NChannels, g.BwIntra)
+	}
+	ring := cellFor(m, tune.AllReduce, tune.Ring, tune.Simple, 1)
+	for _, eff := range []float64{0.5, 0.99, 1.2} {
+		ps := defaultParams()
+		ps.eff[classIndex(ClassNVLink)] = eff
+		if got := ps.plateau(nvls, &rt); math.Abs(got-nvls.bus) > 1e-9*nvls.bus {
+			t.Errorf("nvlink efficiency %v: NVLS plateau %.2f GB/s, want NCCL's %.2f", eff, got, nvls.bus)
+		}
+		base := defaultParams().plateau(ring, &rt)
+		if got := ps.plateau(ring, &rt); math.Abs(got-eff*base) > 1e-9*base {
+			t.Errorf("nvlink efficiency %v: ring plateau %.2f GB/s, want %.2f (efficiency x %.2f)", eff, got, eff*base, base)
+		}
+	}
+
+	two := system(t, "h100-8x-ib", 2, nil, FabricRDMA)
+	m2, rt2 := two.Model(), two.Routing()
+	checked := 0
+	for _, a := range []tune.Algorithm{tune.NVLS, tune.NVLSTree} {
+		c := cellFor(m2, tune.AllReduce, a, tune.Simple, 1)
+		if c.bus <= 0 {
+			continue
+		}
+		if switchReduced(a, &rt2) || rt2.Algo[a] != ClassNetRDMA {
+			t.Fatalf("2 nodes: %v routed to %q", a, rt2.Algo[a])
+		}
+		ps := defaultParams()
+		ps.eff[classIndex(ClassNVLink)], ps.eff[classIndex(ClassNetRDMA)] = 0.5, 0.8
+		if got := ps.plateau(c, &rt2); math.Abs(got-0.8*c.bus) > 1e-9*c.bus {
+			t.Errorf("2 nodes %v: plateau %.2f GB/s, want the net-rdma efficiency 0.8 x %.2f", a, got, c.bus)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Errorf("2 nodes: no NVLS or NVLS Tree AllReduce cell")
+	}
+}
+
+// TestSwitchReducedRowsDoNotConstrainEfficiency: a single-node run whose
+// large messages NCCL sends through NVLS says nothing about the nvlink
+// link efficiency (its plateau is NCCL's NVLS figure), so its plateau rows
+// are not counted as support for it; the same run forced onto Ring is.
+func TestSwitchReducedRowsDoNotConstrainEfficiency(t *testing.T) {
+	sets, build, _ := fixtures(t)
+	d := datasetByID(t, sets, "xxrjun-h100-8gpu-nvswitch-allreduce")
+	ctx := context.Background()
+	p, err := prepare(ctx, d, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nvlsRows := 0
+	for _, r := range p.rows {
+		if r.bytes >= PlateauMinBytes && r.c.a == tune.NVLS {
+			nvlsRows++
+		}
+	}
+	if nvlsRows == 0 {
+		t.Fatalf("%s: no NVLS plateau rows, the test shows nothing", d.ID)
+	}
+	if p.constrains(ClassNVLink)[paramEfficiency] {
+		t.Errorf("%s: %d NVLS plateau rows counted as nvlink efficiency support", d.ID, nvlsRows)
+	}
+	ring := *d
+	ring.System.Env = map[string]string{"NCCL_ALGO": "Ring"}
+	pr, err := prepare(ctx, &ring, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pr.constrains(ClassNVLink)[paramEfficiency] {
+		t.Errorf("%s with NCCL_ALGO=Ring: plateau rows not counted as nvlink efficiency support", d.ID)
 	}
 }

@@ -205,9 +205,13 @@ func (ps *paramSet) terms(c cell, rt *Routing, n int) terms {
 // reach. On one node it is the slowest hop's physical bandwidth (hopBw)
 // times the cell's share of its graph's bandwidth in NCCL's model, which
 // carries NCCL's protocol and algorithm factors (LL moves half the bytes
-// of a line as data, Tree's and LL128's factors, ...); elsewhere the
+// of a line as data, Tree's and LL128's factors, ...); for NVLS in one
+// node NCCL's own bandwidth of the cell (switchReduced); elsewhere the
 // class efficiency times NCCL's own bandwidth of the cell.
 func (ps *paramSet) plateau(c cell, rt *Routing) float64 {
+	if switchReduced(c.a, rt) {
+		return c.bus
+	}
 	hops, gbw := rt.Hops[c.a], rt.GraphBw[c.a]
 	if len(hops) == 0 || gbw <= 0 {
 		return ps.eff[classIndex(rt.Algo[c.a])] * c.bus
@@ -217,6 +221,22 @@ func (ps *paramSet) plateau(c cell, rt *Routing) float64 {
 		bound = math.Min(bound, ps.hopBw(h))
 	}
 	return c.bus / gbw * bound
+}
+
+// switchReduced reports whether algorithm a of rt runs NVLink SHARP inside
+// one node (NVLS or NVLS Tree through the node's NVSwitches). Its plateau
+// is NCCL's own NVLS bandwidth: NCCL derives it from the GPU's NVLink
+// bandwidth times an NVLS efficiency measured per GPU generation
+// (nvlsEfficiency, 0.85 for sm90,
+// https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/tuning.cc#L139-L144,
+// applied at tuning.cc#L307-L312), and the traffic is multimem loads and
+// stores reduced in the switch, not the P2P copies between GPU pairs that
+// the nvlink efficiency is fitted on; scaling NCCL's figure by that
+// efficiency would count a copy engine's overhead on a path that has none
+// and a derating NCCL already applied. Across nodes NVLS is bounded by the
+// network, whose class keeps its efficiency.
+func switchReduced(a tune.Algorithm, rt *Routing) bool {
+	return (a == tune.NVLS || a == tune.NVLSTree) && rt.Algo[a] == ClassNVLink
 }
 
 // hopBw is the bandwidth one hop sustains:
@@ -305,8 +325,7 @@ func (p *prepared) constrains(cl Class) map[string]bool {
 		if p.route.Algo[r.c.a] != cl {
 			continue
 		}
-		switch {
-		case r.bytes >= PlateauMinBytes:
+		if r.bytes >= PlateauMinBytes && !switchReduced(r.c.a, &p.route) {
 			plateau++
 		}
 		if r.bytes <= LatencyMaxBytes {
@@ -412,7 +431,7 @@ func sourceWeights(sets []*prepared) []float64 {
 const FitObjective = "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (in the bandwidth fit every modelled system of a source weighs the same: preset, nodes, environment, fabric), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; pcie-xsocket: the highest plateau share of the GPU link among the datasets, a ceiling, its latency and ramp as fitted together with the fitted efficiency; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25 (nvlink and nvlink-direct): 25 GB/s per link against NCCL's 20-20.6; nvlink-direct with plateau rows from fewer than two sources takes the nvlink efficiency (the same links), not the bound; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits"
 
 // Formula is the calibrated model in one line.
-const Formula = "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw; nvlink-direct, without an NVSwitch: eta_nvlink-direct*links*per-link bw times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; several nodes and NVLS: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p), in one node a ring AllGather or ReduceScatter taking the AllReduce latency of its cell; k_p: protocol buffer / Simple buffer; never below the time of a smaller message"
+const Formula = "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw; nvlink-direct, without an NVSwitch: eta_nvlink-direct*links*per-link bw times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; NVLS and NVLS Tree in one node: P = B(a,p), NCCL's NVLS bandwidth with its own NVLS efficiency; several nodes: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p), in one node a ring AllGather or ReduceScatter taking the AllReduce latency of its cell; k_p: protocol buffer / Simple buffer; never below the time of a smaller message"
 
 // Fit fits the calibration on the datasets marked fit and measures the
 // error bands on all of them. The result is deterministic.
@@ -570,7 +589,7 @@ func fitParams(ctx context.Context, fitted []*prepared) (*fitResult, error) {
 		var ratios []float64
 		for _, p := range fitted {
 			for _, r := range p.rows {
-				if r.bytes >= PlateauMinBytes && p.route.Algo[r.c.a] == c {
+				if r.bytes >= PlateauMinBytes && p.route.Algo[r.c.a] == c && !switchReduced(r.c.a, &p.route) {
 					if b := defaultParams().plateau(r.c, &p.route); b > 0 {
 						ratios = append(ratios, float64(r.bytes)*p.bf/r.tMeas/1e3/b)
 					}
@@ -871,7 +890,7 @@ func fitOn(ctx context.Context, fitted []*prepared, ps *paramSet, c, touch Class
 	// class does not fit (too few sources), and a system of another shape
 	// would inherit that distortion.
 	onPlateau := func(p *prepared, r prow) bool {
-		return r.bytes >= PlateauMinBytes && p.route.Algo[r.c.a] == touch
+		return r.bytes >= PlateauMinBytes && p.route.Algo[r.c.a] == touch && !switchReduced(r.c.a, &p.route)
 	}
 	fitBw := func() error {
 		fb := func(v float64) float64 {
