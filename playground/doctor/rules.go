@@ -56,7 +56,7 @@ var unproven = map[string]bool{
 	"gdr-disabled-distance": true, "cuda-oom-nccl": true,
 	"nccl-version-mismatch": true, "timeout-desync": true, "watchdog-heartbeat-abort": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
-	"no-gdrdma": true, "few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
+	"no-gdrdma": true, "few-channels": true, "cuda-system-not-ready": true, "env-not-applied": true, "nccl-tests-result": true,
 	"shm-attach-failed": true, "kernel-launch-refused": true, "graph-capture-unsupported": true, "worker-signal": true, "device-not-set": true, "store-uniqueid-timeout": true,
 }
 
@@ -165,6 +165,16 @@ var lineRules = []Rule{
 		Check:       "`systemctl status nvidia-fabricmanager`, `nvidia-smi -q | grep -A3 Fabric` (State Completed, Status Success), and a rerun with NCCL_NVLS_ENABLE=0.",
 		Links:       []Link{envLink("NCCL_NVLS_ENABLE"), linkTroubleshoot},
 		Explain:     explainNVLS,
+	},
+	{
+		// cudaErrorSystemNotReady (802); cudaGetErrorString's text is what
+		// NCCL's "Cuda failure", nccl-tests and PyTorch quote.
+		ID: "cuda-system-not-ready", Title: "CUDA is not ready: the NVSwitch fabric is not set up", Severity: Error,
+		Any:         []string{"system not yet initialized", "cudaErrorSystemNotReady", "CUDA_ERROR_SYSTEM_NOT_READY"},
+		Explanation: "CUDA answered \"system not yet initialized\" (cudaErrorSystemNotReady, 802): on an NVSwitch machine (HGX/DGX A100, H100, H200, B200) no GPU runs work until the Fabric Manager has set up the NVLink fabric and the GPUs have registered with it.",
+		Fix:         "Enable and start nvidia-fabricmanager, the driver's version (`systemctl enable --now nvidia-fabricmanager`; NVLink 5 systems also need NVLSM); without enable the error returns after a reboot.",
+		Check:       "`systemctl status nvidia-fabricmanager` and `nvidia-smi -q | grep -A 2 -i fabric` (State Completed).",
+		Links:       []Link{linkTroubleshoot},
 	},
 	{
 		ID: "cuda-oom-nccl", Title: "NCCL ran out of GPU memory", Severity: Error,
