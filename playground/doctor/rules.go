@@ -54,7 +54,7 @@ type Rule struct {
 var unproven = map[string]bool{
 	"nvls-setup-hang":       true,
 	"gdr-disabled-distance": true, "cuda-oom-nccl": true,
-	"nccl-version-mismatch": true, "timeout-desync": true, "watchdog-heartbeat-abort": true, "flight-recorder-off": true,
+	"nccl-version-mismatch": true, "timeout-desync": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
 	"no-gdrdma": true, "few-channels": true, "cuda-system-not-ready": true, "env-not-applied": true, "nccl-tests-result": true,
 	"shm-attach-failed": true, "kernel-launch-refused": true, "graph-capture-unsupported": true, "worker-signal": true, "device-not-set": true, "store-uniqueid-timeout": true,
@@ -308,6 +308,10 @@ func (p *parser) scanRules(n int, raw string) {
 	p.scanSockIfs(n, raw)
 	p.scanPeerLostText(n, raw)
 	p.scanTorchRules(n, raw)
+	if containsAny(raw, exitMarks) {
+		// Not NCCL's or the watchdog's lines: read before the filter.
+		p.add(&p.s.exiting, n, raw)
+	}
 	if isShmFailure(raw) {
 		// Every line, NCCL's WARN as well as PyTorch's re-raise ("Last
 		// error: Error while creating shared memory segment ...") and
