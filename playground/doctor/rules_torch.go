@@ -319,8 +319,26 @@ func ncclErrorCauses(s *Summary) string {
 			told = true
 			b.WriteString(" The log names a Blackwell GPU (compute capability 10.x/12.x, e.g. RTX 5090, RTX PRO 6000, B200): that needs CUDA 12.8 builds, PyTorch 2.7 or later (https://download.pytorch.org/whl/cu128) and NCCL 2.26 or later; older wheels fail exactly like this.")
 		}
+		if c == 1 && buggy218(s) {
+			b.WriteString(" NCCL 2.18.1 to 2.18.5, which this log names, can also fail here with \"Cuda failure 'invalid argument'\" while connecting channels, a bug fixed in 2.18.6 (commit 4365458, NVIDIA/nccl#957): use NCCL 2.18.6 or later.")
+		}
 	}
 	return b.String()
+}
+
+// buggy218 reports whether the log names NCCL 2.18.1-2.18.5, whose
+// transport.cc (v2.18.5-1 lines 153-154) read a device pointer back with
+// one cudaMemcpyAsync and used it in the next without a sync; v2.18.6-1
+// fixed it (https://github.com/NVIDIA/nccl/commit/4365458757e4107ecbf629b2fd6e0e19a5d237c2).
+func buggy218(s *Summary) bool {
+	for _, v := range s.Versions {
+		if p, ok := strings.CutPrefix(v.Version, "2.18."); ok {
+			if n, ok := leadingInt(p); ok && n < 6 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // explainDriverVersion reads PyTorch's "(found version 11000)": the CUDA
