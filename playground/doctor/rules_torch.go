@@ -161,7 +161,7 @@ type errorClass struct {
 
 // errorClasses are keyed by ncclResult_t code (data/messages/nccl-results.tsv).
 var errorClasses = map[int]errorClass{
-	1: {"ncclUnhandledCudaError", "A CUDA call inside NCCL failed (\"unhandled cuda error\"); the \"Cuda failure '...'\" line of NCCL_DEBUG=WARN names it. Common causes: GPU memory exhausted when the communicator allocates its buffers (leave headroom, NCCL_BUFFSIZE=2097152, NCCL_NVLS_ENABLE=0); no kernel image for this GPU in the NCCL or PyTorch build (compare `torch.cuda.get_device_capability()` with `torch.cuda.get_arch_list()`; a GPU newer than the release needs a newer NCCL); a CUDA driver older than the runtime (`nvidia-smi` against `torch.version.cuda`); CUDA initialised before the processes were forked (use the spawn start method); or an earlier GPU fault (`dmesg | grep -i xid`)."},
+	1: {"ncclUnhandledCudaError", "A CUDA call inside NCCL failed (\"unhandled cuda error\"); the \"Cuda failure '...'\" line of NCCL_DEBUG=WARN names it. Common causes: GPU memory exhausted when the communicator allocates its buffers (leave headroom, NCCL_BUFFSIZE=2097152, NCCL_NVLS_ENABLE=0); no kernel image for this GPU in the NCCL or PyTorch build (compare `torch.cuda.get_device_capability()` with `torch.cuda.get_arch_list()`; a GPU newer than the release needs a newer NCCL); a CUDA driver older than the runtime (`nvidia-smi` against `torch.version.cuda`); CUDA initialised before the processes were forked (use the spawn start method); an earlier GPU fault (`dmesg | grep -i xid`); or, with NCCL 2.18.1-2.18.5, a bug fixed in 2.18.6 (\"Cuda failure 'invalid argument'\" while connecting channels): use 2.18.6 or later."},
 	2: {"ncclSystemError", "A system call or library call failed (\"unhandled system error\"); NCCL_DEBUG=WARN prints which. The most common cause inside a container is a /dev/shm too small for NCCL's shared-memory segments (Docker's default is 64 MB): start the container with --ipc=host or --shm-size=1g (Kubernetes: an emptyDir with medium: Memory at /dev/shm) and check with `df -h /dev/shm`; NCCL_SHM_DISABLE=1 as a test. Others: the locked-memory limit for RDMA registrations (`ulimit -l` must be unlimited; Docker --ulimit memlock=-1), no usable network interface (NCCL_SOCKET_IFNAME), too few file descriptors (`ulimit -n`), or a missing libibverbs/net plugin."},
 	3: {"ncclInternalError", "NCCL hit a state it does not expect (\"internal error\"). In practice: two NCCL releases in one job or process (one libnccl everywhere: `pip list | grep nccl`, `torch.cuda.nccl.version()` on every node), a topology or tuner/net plugin file that does not fit the machine (NCCL_TOPO_FILE, NCCL_NET_PLUGIN, NCCL_TUNER_PLUGIN), a peer that sent garbage because it crashed, or an NCCL bug; the WARN lines of NCCL_DEBUG=INFO just before it say which. \"Please report this issue\" is every internal error's wording since 2.18; with 2.18 it often stands for another failure (an NCCL maintainer's advice: rerun with NCCL_DEBUG=WARN), and another NCCL release may not fail."},
 	4: {"ncclInvalidArgument", "A call passed an argument NCCL refuses (\"invalid argument\"): a buffer on another device than the communicator's GPU (set the device before allocating: `torch.cuda.set_device(local_rank)`), a count or datatype the operation does not take, or a communicator already destroyed or aborted; NCCL_DEBUG=WARN prints which argument."},
@@ -319,26 +319,8 @@ func ncclErrorCauses(s *Summary) string {
 			told = true
 			b.WriteString(" The log names a Blackwell GPU (compute capability 10.x/12.x, e.g. RTX 5090, RTX PRO 6000, B200): that needs CUDA 12.8 builds, PyTorch 2.7 or later (https://download.pytorch.org/whl/cu128) and NCCL 2.26 or later; older wheels fail exactly like this.")
 		}
-		if c == 1 && buggy218(s) {
-			b.WriteString(" NCCL 2.18.1 to 2.18.5, which this log names, can also fail here with \"Cuda failure 'invalid argument'\" while connecting channels, a bug fixed in 2.18.6 (commit 4365458, NVIDIA/nccl#957): use NCCL 2.18.6 or later.")
-		}
 	}
 	return b.String()
-}
-
-// buggy218 reports whether the log names NCCL 2.18.1-2.18.5, whose
-// transport.cc (v2.18.5-1 lines 153-154) read a device pointer back with
-// one cudaMemcpyAsync and used it in the next without a sync; v2.18.6-1
-// fixed it (https://github.com/NVIDIA/nccl/commit/4365458757e4107ecbf629b2fd6e0e19a5d237c2).
-func buggy218(s *Summary) bool {
-	for _, v := range s.Versions {
-		if p, ok := strings.CutPrefix(v.Version, "2.18."); ok {
-			if n, ok := leadingInt(p); ok && n < 6 {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // explainDriverVersion reads PyTorch's "(found version 11000)": the CUDA

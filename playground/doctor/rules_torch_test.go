@@ -399,26 +399,3 @@ func TestWatchdogStackOnly(t *testing.T) {
 		})
 	}
 }
-
-// TestBuggy218 pins the release range of the 2.18 channel-setup bug: the
-// cudaMemcpyAsync pair is in transport.cc from v2.18.1-1 to v2.18.5-1 and
-// gone in v2.18.6-1 (commit 4365458).
-func TestBuggy218(t *testing.T) {
-	for _, c := range []struct {
-		version string
-		want    bool
-	}{
-		{"2.18.1", true}, {"2.18.3", true}, {"2.18.5", true},
-		{"2.18.6", false}, {"2.17.1", false}, {"2.19.3", false}, {"2.1.8", false}, {"", false},
-	} {
-		s := &Summary{Versions: []VersionSeen{{Version: c.version}}}
-		if got := buggy218(s); got != c.want {
-			t.Errorf("buggy218(%q) = %v, want %v", c.version, got, c.want)
-		}
-	}
-	// Only the unhandled-cuda-error reading names it.
-	s := parseString(t, "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1331, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.18.5\n")
-	if d := find(Diagnose(s, ncclenv.Env{}), "nccl-error"); strings.Contains(d.Explanation, "2.18.6") {
-		t.Errorf("invalid usage on 2.18.5 got the cuda-error bug: %s", d.Explanation)
-	}
-}
