@@ -56,7 +56,7 @@ var unproven = map[string]bool{
 	"gdr-disabled-distance": true, "cuda-oom-nccl": true,
 	"nccl-version-mismatch": true, "timeout-desync": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
-	"no-gdrdma": true, "few-channels": true, "cuda-system-not-ready": true, "env-not-applied": true, "nccl-tests-result": true,
+	"no-gdrdma": true, "few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
 	"kernel-launch-refused": true, "graph-capture-unsupported": true, "worker-signal": true, "device-not-set": true, "store-uniqueid-timeout": true,
 }
 
