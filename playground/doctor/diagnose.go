@@ -737,19 +737,24 @@ func (d *diagnoser) heartbeatAbort() (Diagnosis, bool) {
 }
 
 // exitTeardown names the cause when the processes were already exiting
-// with live process groups (PyTorch's "destroy_process_group() was not
-// called before program exit" before the failure lines): the groups are
-// then torn down one by one by the garbage collector, in no agreed order
-// across ranks, and a communicator whose peers are gone hangs in its
-// clean-up. It returns "" when the log shows no such exit.
+// with live process groups (an exitMarks line before the failure lines):
+// groups left to the garbage collector, or destroyed in a different order
+// on different ranks, are torn down with no agreement across ranks, and a
+// communicator whose peers are gone hangs in its clean-up. It returns ""
+// when the log shows no such exit.
 func (d *diagnoser) exitTeardown(failure []LineRef, ev *evidence) string {
-	w := d.s.noDestroy.Lines
+	w := d.s.exiting.Lines
 	if len(w) == 0 || len(failure) == 0 || w[0].Line > failure[0].Line {
 		return ""
 	}
 	ev.add(w[0])
-	return fmt.Sprintf(" It happened while the program was exiting: %d line(s) warn that destroy_process_group() was not called before program exit, so the process groups (many, in MoE runs) were torn down by garbage collection in no agreed order across ranks, and a communicator whose peers were gone hung. Call torch.distributed.destroy_process_group() on every rank at the end of the program.", d.s.noDestroy.Count)
+	return " It happened while the program was exiting: process groups left to garbage collection, or destroyed in a different order on different ranks (MoE runs have many), hang in NCCL's clean-up once their peers are gone. Call torch.distributed.destroy_process_group() on every rank at the end of the program, destroying the groups in the same order on every rank."
 }
+
+// exitMarks are parts of lines printed when a program ends: PyTorch's
+// warning about live process groups, GoogleTest's closing banner, and
+// Python's atexit handlers.
+var exitMarks = []string{"destroy_process_group() was not called before program exit", "Global test environment tear-down", "in atexit"}
 
 // heartbeatScope says which process groups and how many processes the
 // heartbeat lines name, and how many collectives the watchdog still held

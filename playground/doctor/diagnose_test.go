@@ -189,6 +189,29 @@ func TestDiagnoseSynthetic(t *testing.T) {
 					t.Errorf("%s", ds[0].Explanation)
 				}
 			}},
+		// cudaGetErrorString(cudaErrorSystemNotReady) as PyTorch 1.x's THC
+		// check quoted it (pytorch/pytorch#35710) and as NCCL's CUDACHECK
+		// prints it; the error name as a C++ program logs it.
+		{name: "CUDA system not ready, PyTorch's runtime error",
+			log:  "RuntimeError: cuda runtime error (802) : system not yet initialized at /opt/conda/conda-bld/pytorch_1579022034529/work/aten/src/THC/THCGeneral.cpp:50\n",
+			want: []string{"cuda-system-not-ready"}},
+		{name: "CUDA system not ready, NCCL's CUDA check",
+			log:  "h:1:1 [0] misc/cudawrap.cc:33 NCCL WARN Cuda failure 'system not yet initialized'\n",
+			want: []string{"cuda-system-not-ready"}},
+		{name: "CUDA system not ready, by its error name",
+			log:  "CUDA error at bandwidthTest.cu:256 code=802(cudaErrorSystemNotReady) \"cudaSetDevice(currentDevice)\"\n",
+			want: []string{"cuda-system-not-ready"}},
+		// GoogleTest prints this banner when a test binary ends: a hang
+		// after it is one of teardown (NVIDIA/Fuser#3055's shape).
+		{name: "heartbeat abort after a test binary's teardown banner",
+			log: "[----------] Global test environment tear-down\n" +
+				"[E929 22:14:53.1 ProcessGroupNCCL.cpp:1487] [PG ID 0 PG GUID  Rank 3] ProcessGroupNCCL's watchdog got stuck for 10 seconds without making progress in monitoring enqueued collectives.\n",
+			want: []string{"watchdog-heartbeat-abort"},
+			check: func(t *testing.T, ds []Diagnosis) {
+				if !strings.Contains(ds[0].Explanation, "same order on every rank") || !hasEvidence(ds[0], 1) {
+					t.Errorf("%+v", ds[0])
+				}
+			}},
 		// PyTorch v2.6.0's watchdog wording; SeqNum 1 is a group's first
 		// collective, SeqNum 812 one in the middle of training.
 		{name: "first collective times out",

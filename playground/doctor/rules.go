@@ -54,10 +54,10 @@ type Rule struct {
 var unproven = map[string]bool{
 	"nvls-setup-hang":       true,
 	"gdr-disabled-distance": true, "cuda-oom-nccl": true,
-	"nccl-version-mismatch": true, "timeout-desync": true, "watchdog-heartbeat-abort": true, "flight-recorder-off": true,
+	"nccl-version-mismatch": true, "timeout-desync": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
 	"no-gdrdma": true, "few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
-	"shm-attach-failed": true, "kernel-launch-refused": true, "graph-capture-unsupported": true, "worker-signal": true, "device-not-set": true, "store-uniqueid-timeout": true,
+	"kernel-launch-refused": true, "graph-capture-unsupported": true, "worker-signal": true, "device-not-set": true, "store-uniqueid-timeout": true,
 }
 
 // unprovenNote is appended to the explanation of an unproven diagnosis.
@@ -125,8 +125,8 @@ var lineRules = []Rule{
 		Any: []string{"Duplicate GPU detected", "Multiple Ranks are using the same GPU"},
 		Messages: []string{"Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx",
 			"Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration."},
-		Explanation: "NCCL found two ranks of one communicator on the same GPU (releases up to 2.29 print its PCI bus id; 2.30 says \"Multiple Ranks are using the same GPU/Partition\") and refused with invalid usage. NCCL_MULTI_RANK_GPU_ENABLE=1 (2.30) lets it run that way on purpose, which is rarely what a training job wants. The ranks did not select their own device before the first collective: every process used the default cuda:0, or CUDA_VISIBLE_DEVICES/the launcher gave several ranks the same GPU, or a device mesh mapped ranks to devices wrongly. CUDA reads CUDA_VISIBLE_DEVICES once, at initialisation: set inside a process after anything touched CUDA (an import, a torch.cuda call, a parent that initialised CUDA before spawning), it has no effect.",
-		Fix:         "Call `torch.cuda.set_device(int(os.environ[\"LOCAL_RANK\"]))` before `init_process_group` (or pass `device_id=torch.device(\"cuda\", local_rank)`), build device meshes from the local rank, and give each process its own GPU in CUDA_VISIBLE_DEVICES.",
+		Explanation: "NCCL found two ranks of one communicator on the same GPU (releases up to 2.29 print its PCI bus id; 2.30 says \"Multiple Ranks are using the same GPU/Partition\") and refused with invalid usage. NCCL_MULTI_RANK_GPU_ENABLE=1 (2.30) lets it run that way on purpose, which is rarely what a training job wants. The ranks did not select their own device before the first collective: every process used the default cuda:0, or CUDA_VISIBLE_DEVICES/the launcher gave several ranks the same GPU, or a device mesh or Ray placement group mapped ranks to devices wrongly. CUDA reads CUDA_VISIBLE_DEVICES once, at initialisation: set inside a process after anything touched CUDA (an import, a torch.cuda call, a parent that initialised CUDA before spawning), it has no effect.",
+		Fix:         "Call `torch.cuda.set_device(int(os.environ[\"LOCAL_RANK\"]))` before `init_process_group` (or pass `device_id=torch.device(\"cuda\", local_rank)`), build device meshes from the local rank, and give each process its own GPU in CUDA_VISIBLE_DEVICES; under Ray, one worker per GPU (num_gpus=1, max_colocate_count=1 in verl-style resource pools).",
 		Check:       "Print LOCAL_RANK, CUDA_VISIBLE_DEVICES and `torch.cuda.current_device()` on every rank before the first collective; the busId values of the \"comm ... rank ... busId\" lines must all differ on one host.",
 		Links:       []Link{linkTroubleshoot},
 	},
@@ -165,6 +165,16 @@ var lineRules = []Rule{
 		Check:       "`systemctl status nvidia-fabricmanager`, `nvidia-smi -q | grep -A3 Fabric` (State Completed, Status Success), and a rerun with NCCL_NVLS_ENABLE=0.",
 		Links:       []Link{envLink("NCCL_NVLS_ENABLE"), linkTroubleshoot},
 		Explain:     explainNVLS,
+	},
+	{
+		// cudaErrorSystemNotReady (802); cudaGetErrorString's text is what
+		// NCCL's "Cuda failure", nccl-tests and PyTorch quote.
+		ID: "cuda-system-not-ready", Title: "CUDA is not ready: the NVSwitch fabric is not set up", Severity: Error,
+		Any:         []string{"system not yet initialized", "cudaErrorSystemNotReady", "CUDA_ERROR_SYSTEM_NOT_READY"},
+		Explanation: "CUDA answered \"system not yet initialized\" (cudaErrorSystemNotReady, 802): on an NVSwitch machine (HGX/DGX A100, H100, H200, B200) no GPU runs work until the Fabric Manager has set up the NVLink fabric and the GPUs have registered with it.",
+		Fix:         "Enable and start nvidia-fabricmanager, the driver's version (`systemctl enable --now nvidia-fabricmanager`; NVLink 5 systems also need NVLSM); without enable the error returns after a reboot.",
+		Check:       "`systemctl status nvidia-fabricmanager` and `nvidia-smi -q | grep -A 2 -i fabric` (State Completed).",
+		Links:       []Link{linkTroubleshoot},
 	},
 	{
 		ID: "cuda-oom-nccl", Title: "NCCL ran out of GPU memory", Severity: Error,
@@ -298,6 +308,10 @@ func (p *parser) scanRules(n int, raw string) {
 	p.scanSockIfs(n, raw)
 	p.scanPeerLostText(n, raw)
 	p.scanTorchRules(n, raw)
+	if containsAny(raw, exitMarks) {
+		// Not NCCL's or the watchdog's lines: read before the filter.
+		p.add(&p.s.exiting, n, raw)
+	}
 	if isShmFailure(raw) {
 		// Every line, NCCL's WARN as well as PyTorch's re-raise ("Last
 		// error: Error while creating shared memory segment ...") and

@@ -299,10 +299,12 @@ type Summary struct {
 	// control sequences or control characters.
 	ControlLines int `json:"control_lines,omitempty"`
 
-	// noDestroy holds PyTorch's exit warning that a process group was still
-	// alive when the interpreter shut down ("destroy_process_group() was
-	// not called before program exit", ProcessGroupNCCL's shutdown path).
-	noDestroy Evidence
+	// exiting holds lines that say the program was ending: PyTorch's
+	// warning that a process group was still alive when the interpreter
+	// shut down ("destroy_process_group() was not called before program
+	// exit", ProcessGroupNCCL's shutdown path), GoogleTest's "Global test
+	// environment tear-down" banner and Python's atexit messages.
+	exiting Evidence
 	// gdrNoModule holds "GPU Direct RDMA Disabled for HCA N 'dev'" lines:
 	// the NIC cannot reach GPU memory at all (no peer-memory module or
 	// DMA-BUF), unlike the per-GPU distance message.

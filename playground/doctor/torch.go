@@ -49,8 +49,6 @@ func (p *parser) torchLine(n int, raw string) {
 		strings.Contains(raw, "detects no heartbeat") || strings.Contains(raw, "due to ProcessGroupNCCL watchdog hang") ||
 		strings.Contains(raw, "NCCL monitor thread timeout"):
 		p.add(&p.s.Heartbeat, n, raw)
-	case strings.Contains(raw, "destroy_process_group() was not called before program exit"):
-		p.add(&p.s.noDestroy, n, raw)
 	case strings.Contains(raw, "FlightRecorder is disabled"):
 		p.add(&p.s.FlightRecorder, n, raw)
 	case strings.Contains(raw, "Environment variable ") && strings.Contains(raw, " is deprecated"):
