@@ -86,7 +86,13 @@ func (b *builder) playgroundPages(ctx context.Context) ([]sitetree.NavItem, erro
 		if err != nil {
 			return nil, fmt.Errorf("playground: static %s view of %s: %w", w.Slug, preset, err)
 		}
-		body := static + "\n\n" + b.cliLine(w.Slug, preset)
+		// The static view ends with the exact command of its numbers (the
+		// live view shows the command of its inputs); a page without one
+		// (the doctor) names the command here.
+		body := static
+		if body == "" {
+			body = b.cliLine(w.Slug, preset)
+		}
 		// The layout introduces ncclsim with this command, above the view.
 		params := map[string]any{"widget": w.Slug, "preset": preset, "notoc": true, "cli": cliCommand(w.Slug, preset)}
 		if w.Slug == "doctor" {
@@ -127,7 +133,7 @@ func cliCommand(widget, preset string) string {
 	return map[string]string{
 		"topology":   "topo --preset " + preset,
 		"algorithms": "tune --preset " + preset,
-		"estimator":  "estimate --preset " + preset + " --coll allreduce --bytes 256M",
+		"estimator":  "estimate --preset " + preset + " --coll allreduce --bytes " + service.DefaultEstimatorBytes,
 		"step":       "step --preset " + preset + " --model ddp --params 1.5e9 --forward-ms 60 --backward-ms 120",
 		"doctor":     "doctor --log nccl.log --env env.txt",
 	}[widget]
