@@ -91,26 +91,28 @@ func skipEscape(b []byte, i int) int {
 		return skipString(b, i+1)
 	}
 	// nF sequences: intermediates 0x20-0x2F, then one final byte.
-	for i < len(b) && b[i] >= 0x20 && b[i] <= 0x2f {
-		i++
-	}
-	if i < len(b) && b[i] >= 0x30 && b[i] <= 0x7e {
-		i++
-	}
-	return i
+	return skipFinal(b, skipRun(b, i, 0x20, 0x2f), 0x30, 0x7e)
 }
 
 // skipCSI skips parameter bytes 0x30-0x3F, intermediate bytes 0x20-0x2F
 // and the final byte 0x40-0x7E.
 func skipCSI(b []byte, i int) int {
-	for i < len(b) && b[i] >= 0x30 && b[i] <= 0x3f {
+	return skipFinal(b, skipRun(b, skipRun(b, i, 0x30, 0x3f), 0x20, 0x2f), 0x40, 0x7e)
+}
+
+// skipRun returns the index after the bytes in lo..hi that start at i.
+func skipRun(b []byte, i int, lo, hi byte) int {
+	for i < len(b) && b[i] >= lo && b[i] <= hi {
 		i++
 	}
-	for i < len(b) && b[i] >= 0x20 && b[i] <= 0x2f {
-		i++
-	}
-	if i < len(b) && b[i] >= 0x40 && b[i] <= 0x7e {
-		i++
+	return i
+}
+
+// skipFinal returns the index after a sequence's final byte at i when it
+// is in lo..hi (else i: a cut sequence ends where the line does).
+func skipFinal(b []byte, i int, lo, hi byte) int {
+	if i < len(b) && b[i] >= lo && b[i] <= hi {
+		return i + 1
 	}
 	return i
 }

@@ -3,6 +3,7 @@
 // buttons on code blocks (the search box is js/search/ui.js). Pages work
 // without them.
 import { MAX_QUERY_RUNES, MAX_TERMS } from "../gen/search/spec.js";
+import { MAX_QUERY } from "./linkquery.js";
 
 const root = document.documentElement;
 
@@ -44,9 +45,6 @@ setupThemeToggle();
 // generator/searchdb (esbuild keeps only these two of its constants).
 const MAX_FILTER = MAX_QUERY_RUNES;
 const MAX_FILTER_WORDS = MAX_TERMS;
-// MAX_QUERY is how much of a link's query the page reads (the playground's
-// pages read as much, state.js).
-const MAX_QUERY = 32 * 1024;
 
 function setupEnvFilter() {
   const table = document.getElementById("env-table");
@@ -58,8 +56,7 @@ function setupEnvFilter() {
   const count = document.getElementById("env-n");
   const rows = Array.from(table.tBodies[0].rows);
   const text = rows.map((r) => r.textContent.toLowerCase());
-  // Only the query's first MAX_QUERY characters are read: parsing a 1 MB
-  // link's query alone held the page for about 200 ms.
+  // Only the query's first MAX_QUERY characters are read (linkquery.js).
   const search = () => window.location.search.slice(0, MAX_QUERY);
   const params = new URLSearchParams(search());
   // The filter is a few words: a link's ?q= is cut to MAX_FILTER

@@ -5,12 +5,11 @@
 
 export const MAX_LINK_XML = 24 * 1024; // encoded characters
 
-// MAX_QUERY is how much of a link's query readState reads, in characters:
-// a page's inputs, every variable the model takes included, fit in a few
-// KB, and parsing a hostile 257 KB query of 11,000 parameters (and naming
-// them) cost 50-180 ms of the page's first task. A choice of the page,
-// not a model limit; queryCut says what was left unread.
-export const MAX_QUERY = 32 * 1024;
+import { MAX_QUERY } from '../linkquery.js';
+
+// readState reads only the first MAX_QUERY characters of a link's query;
+// queryCut says what was left unread.
+export { MAX_QUERY };
 
 // queryCut returns the length of the link's query when it is over
 // MAX_QUERY (readState then read only its first parameters), else 0.

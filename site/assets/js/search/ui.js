@@ -9,6 +9,8 @@
 // - "No results" and load errors are shown in a status line (a polite live region).
 // The site's base URL comes from <html data-base="…/">; every URL is resolved against it.
 
+import { MAX_QUERY_RUNES } from '../../gen/search/spec.js';
+
 const KIND_LABEL = {
   env: 'env var',
   section: 'section',
@@ -66,9 +68,15 @@ export function enhance(form) {
   input.setAttribute('aria-controls', list.id);
   input.setAttribute('autocomplete', 'off');
   input.setAttribute('spellcheck', 'false');
-  input.setAttribute('maxlength', '200');
+  input.setAttribute('maxlength', String(MAX_QUERY_RUNES));
   if (!input.getAttribute('aria-keyshortcuts')) {
     input.setAttribute('aria-keyshortcuts', '/');
+  }
+  // The "/" shortcut needs this script and a keyboard: the page's own
+  // placeholder does not mention it (a phone has no "/" key to press), and
+  // it is named where a pointer that hovers suggests a keyboard.
+  if (window.matchMedia('(any-hover: hover)').matches && input.placeholder === 'Search') {
+    input.placeholder = 'Search (press /)';
   }
 
   let worker = null;
