@@ -1,6 +1,7 @@
 package browsertest
 
 import (
+	"fmt"
 	"html"
 	"io/fs"
 	"math"
@@ -9,7 +10,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -412,4 +415,76 @@ func TestSiteLinksIntoPlayground(t *testing.T) {
 		noError(b, link+" (linked from "+from+")")
 	}
 	b.noConsoleErrors()
+}
+
+// TestSlowFirstAnswer holds the worker's first answer back for 4 s
+// (delayFirstAnswer), longer than main.js waits before it shows progress
+// (SHOW_PROGRESS_MS + FIRST_ANSWER_WAIT_MS, 2.7 s). The progress and a
+// Cancel button appear in the floating loading note while the static view
+// stays in place: showing the live view early, before it had results,
+// moved the page (a layout shift of 0.37). Cancel then shows the live
+// inputs with a message, and a changed input gets an answer.
+func TestSlowFirstAnswer(t *testing.T) {
+	b := newBrowser(t)
+	delayFirstAnswer(t, b, 4*time.Second)
+	if err := chromedp.Do(b.ctx, chromedp.Navigate(server.URL+subPath+"playground/topology/")); err != nil {
+		t.Fatal(err)
+	}
+	noteCancel := `(() => { const c = document.querySelector('.pg-loading button'); return !!c && !c.hidden && c.textContent === 'Cancel'; })()`
+	if err := b.pollPage(noteCancel+` || document.documentElement.dataset.playground === 'ready'`, 60*time.Second, 20*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if !eval[bool](b, noteCancel) {
+		t.Fatalf("the first answer came %.0f ms after navigation, with no progress in the loading note before it", eval[float64](b, `window.__pgReadyMs`))
+	}
+	if !eval[bool](b, `!!document.getElementById('pg-static') && document.getElementById('pg-app').hidden`) {
+		t.Error("the live view replaced the static one before the first answer")
+	}
+	cls := eval[float64](b, `(async () => {
+		const shifts = await new Promise((resolve) => {
+			new PerformanceObserver((l) => resolve(l.getEntries())).observe({ type: 'layout-shift', buffered: true });
+			setTimeout(() => resolve([]), 300);
+		});
+		return shifts.filter((s) => !s.hadRecentInput).reduce((sum, s) => sum + s.value, 0);
+	})()`)
+	if cls > 0.1 {
+		t.Errorf("layout shift %.3f while the first answer was computed, over 0.1", cls)
+	}
+	eval[bool](b, `(() => { document.querySelector('.pg-loading button').click(); return true; })()`)
+	if s := eval[string](b, `document.getElementById('pg-app').hidden ? 'hidden' : document.querySelector('#pg-app .pg-status').textContent`); !strings.Contains(s, "Cancelled before the first answer") {
+		t.Errorf("after Cancel: %q, want the live view with the cancel message", s)
+	}
+	n := b.renders()
+	b.change("[name=preset]", "a100-sxm-8x")
+	if b.renders() <= n {
+		t.Error("no answer to a changed input after cancelling the first answer")
+	}
+	checkTopology(b, native(t, "topo", "--preset", "a100-sxm-8x", "--json"))
+	b.noConsoleErrors()
+}
+
+// delayFirstAnswer makes the pages b opens from now on hold their worker's
+// first answer back by d: a script run before the page's own wraps Worker
+// so that the first "result" message reaches the page's handler d late.
+func delayFirstAnswer(t *testing.T, b *browser, d time.Duration) {
+	t.Helper()
+	src := fmt.Sprintf(`(() => {
+  const W = window.Worker;
+  let held = false;
+  window.Worker = class extends W {
+    set onmessage(f) {
+      super.onmessage = (ev) => {
+        if (!held && ev.data && ev.data.type === 'result') {
+          held = true;
+          setTimeout(() => f(ev), %d);
+          return;
+        }
+        f(ev);
+      };
+    }
+  };
+})();`, d.Milliseconds())
+	if _, err := chromedp.Call(b.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -26,8 +26,8 @@ const widgets = {
 const SHOW_PROGRESS_MS = 200;
 
 // A first answer that takes this much longer than SHOW_PROGRESS_MS shows
-// the live view before it arrives (for its progress and Cancel button);
-// a quicker one replaces the static view in one step.
+// its progress and Cancel button in the floating loading note; the live
+// view replaces the static one only with the answer, in one step.
 const FIRST_ANSWER_WAIT_MS = 2500;
 
 // The "not taken from the link" note names at most this many parameters.
@@ -54,7 +54,7 @@ async function boot() {
   const make = widgets[app.dataset.widget];
   if (!make) return;
   const staticView = document.getElementById('pg-static');
-  const loading = h('p', { class: 'pg-loading', role: 'status' }, 'Loading the interactive playground…');
+  const loading = h('div', { class: 'pg-loading', role: 'status' }, 'Loading the interactive playground…');
   app.before(loading);
 
   const engine = new Engine({ wasmURL: abs(app.dataset.wasm), execURL: abs(app.dataset.exec), workerURL: abs(app.dataset.worker) });
@@ -123,6 +123,9 @@ async function boot() {
   const reveal = () => {
     if (revealed) return;
     revealed = true;
+    // The status row goes back above the results if a slow first answer
+    // lent it to the loading note.
+    if (status.parentNode !== results) staleNote.before(status);
     app.hidden = false;
     loading.remove();
     if (staticView) staticView.remove();
@@ -151,13 +154,14 @@ async function boot() {
         return;
       }
       // The first answer takes a while (a slow machine, a large system):
-      // the floating note says so, and only when it takes seconds does
-      // the live view replace the static one early, for its progress and
-      // Cancel button.
+      // the floating note says so, and when it takes seconds the note
+      // also shows its progress and Cancel button. The static view stays
+      // until the answer replaces it: showing the live view early, with
+      // nothing in its results yet, moved the page (a layout shift of
+      // 0.37 on the algorithms page).
       loading.textContent = 'Computing the first answer…';
       busyTimer = setTimeout(() => {
-        reveal();
-        (window.__pg = window.__pg || { renders: 0, times: [] }).earlyReveal = true;
+        loading.append(status);
         showProgress();
       }, FIRST_ANSWER_WAIT_MS);
     }, SHOW_PROGRESS_MS);
@@ -165,6 +169,14 @@ async function boot() {
   cancel.addEventListener('click', () => {
     engine.cancel();
     setBusy(false);
+    if (!revealed) {
+      // Cancelled before any answer: the live inputs, to ask another.
+      reveal();
+      ready();
+      progressText.textContent = 'Cancelled before the first answer; change an input to ask again.';
+      markRendered();
+      return;
+    }
     progressText.textContent = 'Cancelled; the results shown are from the previous input.';
   });
 
