@@ -27,7 +27,7 @@ import (
 // reading of its family see it as they see the WARN line itself.
 
 // lastErrorWait is a "Last error:" line whose text comes on a later line
-// that starts with the same prefix. (The empty array keeps the compiler
+// that starts with the same prefix (samePrefix). (The empty array keeps the compiler
 // from generating an equality function for the type.)
 type lastErrorWait struct {
 	prefix string
@@ -49,10 +49,13 @@ func (p *parser) quoted(n int, raw string) bool {
 		p.waits = p.waits[1:]
 	}
 	for i, w := range p.waits {
-		// The oldest wait with this line's prefix takes it.
-		if strings.HasPrefix(raw, w.prefix) {
+		// The oldest wait with this line's prefix whose text is an NCCL
+		// message takes it. Prefixes are compared without their digits:
+		// time stamps move on, and interleaved ranks print the same
+		// error under their own numbers.
+		if k, ok := samePrefix(raw, w.prefix); ok && p.quotedMessage(n, raw, raw[k:]) {
 			p.waits = append(p.waits[:i], p.waits[i+1:]...)
-			return p.quotedMessage(n, raw, raw[len(w.prefix):])
+			return true
 		}
 	}
 	text := ""
@@ -78,6 +81,34 @@ func (p *parser) quoted(n int, raw string) bool {
 	}
 	return text != "" && p.quotedMessage(n, raw, text)
 }
+
+// samePrefix reports whether line starts with prefix, any run of digits
+// standing for any other, and where the prefix ends in line.
+func samePrefix(line, prefix string) (int, bool) {
+	i, j := 0, 0
+	for i < len(prefix) {
+		if isDigit(prefix[i]) {
+			if j >= len(line) || !isDigit(line[j]) {
+				return 0, false
+			}
+			for i < len(prefix) && isDigit(prefix[i]) {
+				i++
+			}
+			for j < len(line) && isDigit(line[j]) {
+				j++
+			}
+			continue
+		}
+		if j >= len(line) || line[j] != prefix[i] {
+			return 0, false
+		}
+		i++
+		j++
+	}
+	return j, true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // quoteClosers are the characters a wrapper may put after the quoted text:
 // the closing quote and parenthesis of a repr or of nccl-tests' message, a

@@ -189,6 +189,9 @@ func TestQuotedForms(t *testing.T) {
 		{"torchrun, interleaved ranks", "[rank0]: Last error:\n[rank1]: Last error:\n[rank1]: Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1a000\n[rank0]: Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 1a000\n", "duplicate-gpu"},
 		{"text too late", "[rank0]: Last error:\n" + strings.Repeat("[rank1]: x\n", lastErrorReach) + "[rank0]: gdr_pin_buffer(addr 7f00, size 65536) failed: -22\n", ""},
 		{"text in time", "[rank0]: Last error:\n" + strings.Repeat("[rank1]: x\n", lastErrorReach-2) + "[rank0]: gdr_pin_buffer(addr 7f00, size 65536) failed: -22\n", "generic-memory"},
+		{"time stamp moved on", "2024-05-01 10:00:01 [rank0]: Last error:\n2024-05-01 10:00:02 [rank0]: gdr_pin_buffer(addr 7f00, size 65536) failed: -22\n", "generic-memory"},
+		{"srun tags of two ranks", "2: Last error:\n3: Traceback (most recent call last):\n3: gdr_pin_buffer(addr 7f00, size 65536) failed: -22\n", "generic-memory"},
+		{"another prefix", "[stderr] Last error:\n[stdout] gdr_pin_buffer(addr 7f00, size 65536) failed: -22\n", ""},
 		{"unknown error", "ncclInternalError: Internal check failed.\nLast error: Unknown NCCL Error\n", ""},
 		{"not an NCCL message", "Last error:\nsomething else went wrong\n", ""},
 		// The catalog's format for GDRCopy (misc/gdrwrap.cc), which no rule
