@@ -90,8 +90,8 @@ var msgFamilies = []msgFamily{
 		env:     []string{"NCCL_BUFFSIZE", "NCCL_NVLS_ENABLE", "NCCL_CUMEM_ENABLE"}},
 	{key: "topology", name: "topology detection",
 		files:   []string{"graph/"},
-		cause:   "the topology could not be read from /sys, NVML or an XML file: hidden /sys entries, a wrong topology file, or an unknown bridge.",
-		setting: "NCCL_TOPO_FILE, the container's /sys mounts",
+		cause:   "the topology could not be read from /sys, NVML or an XML file: hidden /sys entries, a wrong topology file, an unknown bridge, or a release older than the machine (GPUs or links it does not know).",
+		setting: "NCCL_TOPO_FILE, the container's /sys mounts, a newer NCCL release",
 		check:   "`nvidia-smi topo -m` against NCCL_TOPO_DUMP_FILE=/tmp/topo.xml",
 		env:     []string{"NCCL_TOPO_FILE", "NCCL_TOPO_DUMP_FILE"}},
 	{key: "init", name: "communicator setup and argument checks",
@@ -213,8 +213,8 @@ func isGeneric(id string) bool { return strings.HasPrefix(id, "generic-") }
 // chains count only in a log without any WARN line and without an error a
 // rule found (a WARN says more than the trace of its return code, which
 // also reaches other threads). A line in the evidence of a diagnosis already made (rules is the
-// list so far; the list of unexplained warnings, nccl-warn, aside) is
-// explained.
+// list so far; the list of unexplained warnings, nccl-warn, and the
+// caller's error, nccl-error, aside) is explained.
 func (d *diagnoser) genericReadings(rules []Diagnosis) []Diagnosis {
 	hits := d.s.catalogHits
 	if len(hits) == 0 || genericOff {
@@ -225,7 +225,10 @@ func (d *diagnoser) genericReadings(rules []Diagnosis) []Diagnosis {
 	// NICs: neither gets a generic reading.
 	explained := d.explainedLines()
 	for _, r := range rules {
-		if r.ID == "nccl-warn" {
+		// Neither the list of unexplained warnings nor the caller's
+		// "an NCCL call returned an error" explains the NCCL text the
+		// caller quotes on its own line (quoted.go).
+		if r.ID == "nccl-warn" || r.ID == "nccl-error" {
 			continue
 		}
 		for _, l := range r.Evidence {

@@ -34,11 +34,18 @@ func (p *parser) catalogLine(n int, o origin, lvl level, raw, msg string) {
 		p.add(&st.Unknown, n, raw)
 		return
 	}
-	p.noteCatalogHit(n, o, sev, raw, m)
 	st.Matched++
 	if m.Entry.Release != ncclmsg.Pinned {
 		st.Older++
 	}
+	p.catalogMatched(n, o, sev, raw, m)
+}
+
+// catalogMatched records line n as printed by the call of m: the rules
+// that list its format, the network cues and the watched fields see it,
+// and the generic readings its family.
+func (p *parser) catalogMatched(n int, o origin, sev, raw string, m ncclmsg.Match) {
+	p.noteCatalogHit(n, o, sev, raw, m)
 	for _, i := range rulesByFormat()[m.Entry.Format] {
 		p.hitRule(&lineRules[i], n, raw)
 	}

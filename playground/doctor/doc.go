@@ -16,7 +16,10 @@
 // notes and variable reference. A WARN line that NCCL's message catalog ties
 // to a call but no rule explains gets the generic reading of the part of
 // NCCL that printed it (ID "generic-" and the family, ranked after every
-// rule; catalogfamily.go). LintEnv checks pasted `env` output or an
+// rule; catalogfamily.go). An NCCL message a caller quotes (PyTorch's
+// "Last error:", a repr or JSON string with escaped newlines, nccl-tests'
+// "Test NCCL failure") is read as the WARN line it quotes (quoted.go).
+// LintEnv checks pasted `env` output or an
 // nccl.conf file line by line against the variable tables of the pinned
 // releases (NCCL v2.30.7-1, PyTorch v2.6.0).
 //

@@ -88,6 +88,12 @@ func (p *parser) ncclMessage(n int, o origin, lvl level, msg, raw string) {
 // warn files an NCCL WARN line and classifies it.
 func (p *parser) warn(n int, msg, raw string) {
 	p.add(&p.s.Warnings, n, raw)
+	p.classifyWarn(n, msg, raw)
+}
+
+// classifyWarn files the message of an NCCL WARN, printed or quoted on line
+// n, under the failures it shows.
+func (p *parser) classifyWarn(n int, msg, raw string) {
 	switch {
 	case strings.Contains(msg, "Mismatched NCCL version"):
 		p.add(&p.s.VersionMismatch, n, raw)
@@ -103,7 +109,7 @@ func (p *parser) warn(n int, msg, raw string) {
 // connection went away (a crashed or killed rank, a network failure).
 func isPeerLost(msg string) bool {
 	for _, k := range []string{"Connection closed by remote peer", "Socket recv failed",
-		"remote process exited", "Connection reset by peer", "Net : Connection closed"} {
+		"remote process exited", "Connection reset by peer", "Net : Connection closed", "Call to recv from"} {
 		if strings.Contains(msg, k) {
 			return true
 		}

@@ -182,6 +182,9 @@ type parser struct {
 	// whose last NCCL line was an error-return trace line
 	// (catalogfamily.go).
 	inReturn map[string]bool
+	// waits are the "Last error:" lines whose quoted NCCL text is still
+	// to come (quoted.go).
+	waits []lastErrorWait
 }
 
 func newParser(opts Options) *parser {
@@ -329,7 +332,12 @@ func (p *parser) line(n int, b []byte) {
 	if p.wrap.raw != "" && p.joinWrapped(n, b) {
 		return
 	}
-	p.scanRules(n, string(b))
+	line := string(b)
+	p.scanRules(n, line)
+	quoted := false
+	if !bytes.Contains(b, []byte("NCCL WARN")) && !bytes.Contains(b, []byte("NCCL INFO")) {
+		quoted = p.quoted(n, line)
+	}
 	p.benchLine(n, b)
 	if !interesting(b) {
 		if !utf8.Valid(b) {
@@ -345,9 +353,13 @@ func (p *parser) line(n int, b []byte) {
 		// NCCL's WARN (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/init.cc#L1043)
 		// as users usually post it: re-raised by PyTorch after "Last
 		// error:", or on a RuntimeError line. Without the WARN prefix its
-		// "NCCL version" would read as a version banner.
-		p.add(&p.s.VersionMismatch, n, raw)
-		p.mismatchCodes(n, raw, raw)
+		// "NCCL version" would read as a version banner. A quotation
+		// quoted read has been classified already.
+		if !quoted {
+			p.add(&p.s.VersionMismatch, n, raw)
+			p.mismatchCodes(n, raw, raw)
+		}
+		p.torchLine(n, raw)
 		return
 	}
 	o, lvl, msg := splitNCCL(raw)

@@ -253,7 +253,7 @@ var lineRules = []Rule{
 		// PyTorch's "Last error:" re-raise carries the text alone.
 		Any:         []string{"Attribute "},
 		All:         []string{" of node ", " not found"},
-		Messages:    []string{"Attribute %s of node %s not found", "XML Import Channel : dev %ld not found."},
+		Messages:    []string{"Attribute %s of node %s not found", "XML Import Channel : dev %d not found.", "XML Import Channel : dev %ld not found."},
 		Explanation: "NCCL read its topology (or its rings) from a file instead of the machine, and the file lacks what NCCL needs: an attribute of a node, or a GPU the job does not have. The file comes from NCCL_TOPO_FILE or NCCL_GRAPH_FILE, set in the environment, in /etc/nccl.conf or ~/.nccl.conf, or by a network plugin (aws-ofi-nccl before 1.11 pointed NCCL to a static XML per instance type); such files are written for the whole machine and break when a job uses a subset of its GPUs. Releases before 2.8 also failed this way on an injected topology whose unused socket's CPU node NCCL did not read.",
 		Fix:         "Unset NCCL_TOPO_FILE and NCCL_GRAPH_FILE (also in /etc/nccl.conf and ~/.nccl.conf) so NCCL detects the machine, or give it a file written for this machine and these GPUs (NCCL_TOPO_DUMP_FILE of a run that works); update aws-ofi-nccl to 1.11 or later, which generates the topology, and NCCL to 2.8 or later.",
 		Check:       "The \"NCCL_TOPO_FILE set by environment to\" line of the log, `env | grep -e NCCL_TOPO_FILE -e NCCL_GRAPH_FILE`, `cat /etc/nccl.conf ~/.nccl.conf`, and the node the warning names in that file.",
@@ -282,28 +282,7 @@ var lineRules = []Rule{
 
 // scanRules records, for every line, the rules it matches.
 func (p *parser) scanRules(n int, raw string) {
-	for i := range lineRules {
-		r := &lineRules[i]
-		hit := false
-		for _, k := range r.Any {
-			if strings.Contains(raw, k) {
-				hit = true
-				break
-			}
-		}
-		for _, k := range r.All {
-			hit = hit && strings.Contains(raw, k)
-		}
-		for _, k := range r.None {
-			hit = hit && !strings.Contains(raw, k)
-		}
-		if !hit && r.Match != nil {
-			hit = r.Match(raw)
-		}
-		if hit {
-			p.hitRule(r, n, raw)
-		}
-	}
+	p.matchLineRules(n, raw, raw)
 	p.scanNetCues(n, raw)
 	p.scanSockIfs(n, raw)
 	p.scanPeerLostText(n, raw)
@@ -318,6 +297,33 @@ func (p *parser) scanRules(n int, raw string) {
 		// launcher output, which carry no WARN prefix or one NCCL's
 		// format does not parse.
 		p.add(&p.s.ShmFailure, n, raw)
+	}
+}
+
+// matchLineRules tries the line rules on text and records line n, raw, as
+// evidence of those it matches.
+func (p *parser) matchLineRules(n int, text, raw string) {
+	for i := range lineRules {
+		r := &lineRules[i]
+		hit := false
+		for _, k := range r.Any {
+			if strings.Contains(text, k) {
+				hit = true
+				break
+			}
+		}
+		for _, k := range r.All {
+			hit = hit && strings.Contains(text, k)
+		}
+		for _, k := range r.None {
+			hit = hit && !strings.Contains(text, k)
+		}
+		if !hit && r.Match != nil {
+			hit = r.Match(text)
+		}
+		if hit {
+			p.hitRule(r, n, raw)
+		}
 	}
 }
 

@@ -61,7 +61,7 @@ func (p *parser) torchLine(n int, raw string) {
 		p.add(&p.s.NCCLErrors, n, raw)
 		if i := strings.Index(raw, "NCCL version "); i >= 0 {
 			f := strings.Fields(raw[i+len("NCCL version "):])
-			if len(f) > 0 {
+			if len(f) > 0 && f[0][0] >= '0' && f[0][0] <= '9' {
 				v, _, _ := strings.Cut(strings.TrimRight(f[0], ".,;"), "+")
 				p.addVersion(n, "", v, "", raw)
 			}

@@ -50,6 +50,10 @@ func (e *Entry) Permalink() string {
 	return u
 }
 
+// Literal is the number of bytes of literal text in the format (spaces not
+// counted), the measure Match ranks its candidates by.
+func (e *Entry) Literal() int { return e.pat.literal }
+
 // Result is one ncclResult_t value and its ncclGetErrorString text.
 type Result struct {
 	Code int
