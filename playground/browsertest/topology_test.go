@@ -311,12 +311,7 @@ func TestLongSearchCancel(t *testing.T) {
 	if s := eval[string](b, `document.querySelector('.pg-status').textContent`); !strings.Contains(s, "Cancelled") {
 		t.Errorf("status after cancel: %q", s)
 	}
-	n := b.renders()
-	b.change("[name=preset]", "a100-sxm-8x")
-	if b.renders() <= n {
-		t.Error("no update after cancelling")
-	}
-	checkTopology(b, native(t, "topo", "--preset", "a100-sxm-8x", "--json"))
+	answersAfterCancel(t, b)
 	// A full 16-node search completes, with the same numbers as the CLI.
 	b.change("[name=nodes]", "16")
 	checkTopology(b, native(t, "topo", "--preset", "a100-sxm-8x", "--nodes", "16", "--json"))
@@ -454,13 +449,20 @@ func TestSlowFirstAnswer(t *testing.T) {
 	if s := eval[string](b, `document.getElementById('pg-app').hidden ? 'hidden' : document.querySelector('#pg-app .pg-status').textContent`); !strings.Contains(s, "Cancelled before the first answer") {
 		t.Errorf("after Cancel: %q, want the live view with the cancel message", s)
 	}
+	answersAfterCancel(t, b)
+	b.noConsoleErrors()
+}
+
+// answersAfterCancel chooses another preset on a page whose search was
+// cancelled and checks that the page answers it as the CLI does.
+func answersAfterCancel(t *testing.T, b *browser) {
+	t.Helper()
 	n := b.renders()
 	b.change("[name=preset]", "a100-sxm-8x")
 	if b.renders() <= n {
-		t.Error("no answer to a changed input after cancelling the first answer")
+		t.Error("no answer to a changed input after Cancel")
 	}
 	checkTopology(b, native(t, "topo", "--preset", "a100-sxm-8x", "--json"))
-	b.noConsoleErrors()
 }
 
 // delayFirstAnswer makes the pages b opens from now on hold their worker's
