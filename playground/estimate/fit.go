@@ -318,6 +318,28 @@ func (p *prepared) predict(ps *paramSet, out []float64) {
 	}
 }
 
+// onPlateau reports whether row r identifies the bandwidth parameter of
+// class cl: at least PlateauMinBytes, its cell routed through cl, and not
+// NVLink SHARP in one node, whose plateau is NCCL's own (switchReduced).
+func (p *prepared) onPlateau(r prow, cl Class) bool {
+	return r.bytes >= PlateauMinBytes && p.route.Algo[r.c.a] == cl && !switchReduced(r.c.a, &p.route)
+}
+
+// plateauRatios are the dataset's measured plateau bus bandwidths of class
+// cl (the rows onPlateau takes) over their plateau bound under bound.
+func (p *prepared) plateauRatios(cl Class, bound *paramSet) []float64 {
+	var out []float64
+	for _, r := range p.rows {
+		if !p.onPlateau(r, cl) {
+			continue
+		}
+		if b := bound.plateau(r.c, &p.route); b > 0 {
+			out = append(out, float64(r.bytes)*p.bf/r.tMeas/1e3/b)
+		}
+	}
+	return out
+}
+
 // constrains reports which parameters of class cl the dataset has data for.
 func (p *prepared) constrains(cl Class) map[string]bool {
 	var plateau, small, ramp int
@@ -325,7 +347,7 @@ func (p *prepared) constrains(cl Class) map[string]bool {
 		if p.route.Algo[r.c.a] != cl {
 			continue
 		}
-		if r.bytes >= PlateauMinBytes && !switchReduced(r.c.a, &p.route) {
+		if p.onPlateau(r, cl) {
 			plateau++
 		}
 		if r.bytes <= LatencyMaxBytes {
@@ -585,16 +607,11 @@ func fitParams(ctx context.Context, fitted []*prepared) (*fitResult, error) {
 	// on the largest rows, the bound taken with every efficiency at 1
 	// and the host staging unbounded (for shm, the median measured
 	// plateau itself).
+	bound := defaultParams()
 	for _, c := range Classes() {
 		var ratios []float64
 		for _, p := range fitted {
-			for _, r := range p.rows {
-				if r.bytes >= PlateauMinBytes && p.route.Algo[r.c.a] == c && !switchReduced(r.c.a, &p.route) {
-					if b := defaultParams().plateau(r.c, &p.route); b > 0 {
-						ratios = append(ratios, float64(r.bytes)*p.bf/r.tMeas/1e3/b)
-					}
-				}
-			}
+			ratios = append(ratios, p.plateauRatios(c, bound)...)
 		}
 		if len(ratios) == 0 {
 			continue
@@ -889,9 +906,7 @@ func fitOn(ctx context.Context, fitted []*prepared, ps *paramSet, c, touch Class
 	// it on every row would let it absorb a ramp or latency that the
 	// class does not fit (too few sources), and a system of another shape
 	// would inherit that distortion.
-	onPlateau := func(p *prepared, r prow) bool {
-		return r.bytes >= PlateauMinBytes && p.route.Algo[r.c.a] == touch && !switchReduced(r.c.a, &p.route)
-	}
+	onPlateau := func(p *prepared, r prow) bool { return p.onPlateau(r, touch) }
 	fitBw := func() error {
 		fb := func(v float64) float64 {
 			q := *ps
@@ -1116,22 +1131,14 @@ func maxOf(v []float64) float64 {
 }
 
 // envelopeEfficiency is the highest, over the datasets of fitted, of each
-// dataset's median ratio of measured plateau bus bandwidth (rows of at
-// least PlateauMinBytes whose algorithm routes through class c) to the
-// physical bound at efficiency 1; 0 without such rows.
+// dataset's median ratio of measured plateau bus bandwidth (the rows
+// onPlateau takes for class c) to the physical bound at efficiency 1; 0
+// without such rows.
 func envelopeEfficiency(fitted []*prepared, c Class) float64 {
 	best := 0.0
 	bound := defaultParams() // efficiency 1: the physical bound
 	for _, p := range fitted {
-		var rs []float64
-		for _, r := range p.rows {
-			if r.bytes >= PlateauMinBytes && p.route.Algo[r.c.a] == c {
-				if b := bound.plateau(r.c, &p.route); b > 0 {
-					rs = append(rs, float64(r.bytes)*p.bf/r.tMeas/1e3/b)
-				}
-			}
-		}
-		if len(rs) > 0 {
+		if rs := p.plateauRatios(c, bound); len(rs) > 0 {
 			best = math.Max(best, median(rs))
 		}
 	}
