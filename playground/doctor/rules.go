@@ -305,13 +305,7 @@ func (p *parser) scanRules(n int, raw string) {
 func (p *parser) matchLineRules(n int, text, raw string) {
 	for i := range lineRules {
 		r := &lineRules[i]
-		hit := false
-		for _, k := range r.Any {
-			if strings.Contains(text, k) {
-				hit = true
-				break
-			}
-		}
+		hit := containsAny(text, r.Any)
 		for _, k := range r.All {
 			hit = hit && strings.Contains(text, k)
 		}
