@@ -87,14 +87,14 @@ func (b *builder) playgroundPages(ctx context.Context) ([]sitetree.NavItem, erro
 			return nil, fmt.Errorf("playground: static %s view of %s: %w", w.Slug, preset, err)
 		}
 		// The static view ends with the exact command of its numbers (the
-		// live view shows the command of its inputs); a page without one
-		// (the doctor) names the command here.
+		// live view shows the command of its inputs); the doctor, which has
+		// none, names its command here.
 		body := static
-		if body == "" {
-			body = b.cliLine(w.Slug, preset)
+		if w.Slug == "doctor" {
+			body = b.cliLine(doctorCommand)
 		}
-		// The layout introduces ncclsim with this command, above the view.
-		params := map[string]any{"widget": w.Slug, "preset": preset, "notoc": true, "cli": cliCommand(w.Slug, preset)}
+		// The layout introduces ncclsim with this subcommand, above the view.
+		params := map[string]any{"widget": w.Slug, "preset": preset, "notoc": true, "cli": cliSubcommand[w.Slug]}
 		if w.Slug == "doctor" {
 			samples, err := b.doctorSamples()
 			if err != nil {
@@ -115,10 +115,11 @@ func (b *builder) playgroundPages(ctx context.Context) ([]sitetree.NavItem, erro
 // (content/pages/ncclsim.md).
 const ncclsimURL = "/playground/ncclsim/"
 
-// cliLine names the terminal command that prints the same numbers, linking the page about
-// ncclsim when content/pages has one.
-func (b *builder) cliLine(widget, preset string) string {
-	cmd := "ncclsim " + cliCommand(widget, preset)
+// cliLine names the terminal command cmd (without the program name) that
+// prints the same numbers, linking the page about ncclsim when
+// content/pages has one.
+func (b *builder) cliLine(cmd string) string {
+	cmd = "ncclsim " + cmd
 	for _, n := range b.prose {
 		if n.URL == ncclsimURL {
 			return "The same numbers in a terminal, with [ncclsim](" + ncclsimURL + "): `" + cmd + "`.\n"
@@ -127,17 +128,19 @@ func (b *builder) cliLine(widget, preset string) string {
 	return "The same numbers in a terminal: `" + cmd + "`.\n"
 }
 
-// cliCommand is the ncclsim command line that prints the same numbers as
-// the widget on preset (without the program name).
-func cliCommand(widget, preset string) string {
-	return map[string]string{
-		"topology":   "topo --preset " + preset,
-		"algorithms": "tune --preset " + preset,
-		"estimator":  "estimate --preset " + preset + " --coll allreduce --bytes " + service.DefaultEstimatorBytes,
-		"step":       "step --preset " + preset + " --model ddp --params 1.5e9 --forward-ms 60 --backward-ms 120",
-		"doctor":     "doctor --log nccl.log --env env.txt",
-	}[widget]
+// cliSubcommand is the ncclsim subcommand that answers each widget's
+// question.
+var cliSubcommand = map[string]string{
+	"topology":   "topo",
+	"algorithms": "tune",
+	"estimator":  "estimate",
+	"step":       "step",
+	"doctor":     "doctor",
 }
+
+// doctorCommand is the doctor page's command line (without the program
+// name): the page has no static view to carry one.
+const doctorCommand = "doctor --log nccl.log --env env.txt"
 
 // doctorSampleLogs are the published logs (data/logs) the doctor page offers
 // to try: a ring layout on NVSwitch GPUs, a PyTorch watchdog timeout and the
