@@ -65,8 +65,9 @@ function setupEnvFilter() {
   // stalled the page for seconds).
   const linkQ = params.get("q") || "";
   const cut = linkQ.length > MAX_FILTER;
+  const linkFilter = linkQ.slice(0, MAX_FILTER);
   q.maxLength = MAX_FILTER;
-  q.value = linkQ.slice(0, MAX_FILTER);
+  q.value = linkFilter;
   if (params.get("c") && Array.from(comp.options).some((o) => o.value === params.get("c"))) comp.value = params.get("c");
   dbg.checked = params.get("d") === "1";
   const apply = (save) => {
@@ -80,7 +81,7 @@ function setupEnvFilter() {
       if (r.hidden === ok) r.hidden = !ok;
       if (ok) shown++;
     });
-    count.textContent = `${shown} of ${rows.length} variables` + (cut && q.value === linkQ.slice(0, MAX_FILTER) ? ` (the link's filter was cut to its first ${MAX_FILTER} characters)` : "");
+    count.textContent = `${shown} of ${rows.length} variables` + (cut && q.value === linkFilter ? ` (the link's filter was cut to its first ${MAX_FILTER} characters)` : "");
     if (save) {
       const p = new URLSearchParams(search());
       const set = (k, v) => (v ? p.set(k, v) : p.delete(k));

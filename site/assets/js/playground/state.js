@@ -3,9 +3,9 @@
 // the view. A pasted topology travels in the fragment (#xml=...), deflated
 // and base64url-encoded, when it is small enough for a link.
 
-export const MAX_LINK_XML = 24 * 1024; // encoded characters
-
 import { MAX_QUERY } from '../linkquery.js';
+
+export const MAX_LINK_XML = 24 * 1024; // encoded characters
 
 // readState reads only the first MAX_QUERY characters of a link's query;
 // queryCut says what was left unread.
