@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/distributed-nav/distributed-nav/playground/model"
 	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
@@ -779,21 +781,39 @@ func outOfSample(ctx context.Context, all, fitted []*prepared) ([][]float64, err
 		}
 		bySource[k] = append(bySource[k], i)
 	}
+	// The fits are independent (each reads the prepared rows and writes
+	// only the rows of its own source), so they run on every core:
+	// `ncclsim validate` took 8.2 s on one of this machine's two.
 	out := make([][]float64, len(all))
-	for _, k := range keys {
+	errs := make([]error, len(keys))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for n, k := range keys {
 		var rest []*prepared
 		for _, p := range fitted {
 			if p.d.SourceKey() != k {
 				rest = append(rest, p)
 			}
 		}
-		fr, err := fitParams(ctx, rest)
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			fr, err := fitParams(ctx, rest)
+			if err != nil {
+				errs[n] = fmt.Errorf("leave out %s: %w", k, err)
+				return
+			}
+			for _, i := range bySource[k] {
+				out[i] = make([]float64, len(all[i].rows))
+				all[i].predict(fr.ps, out[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("leave out %s: %w", k, err)
-		}
-		for _, i := range bySource[k] {
-			out[i] = make([]float64, len(all[i].rows))
-			all[i].predict(fr.ps, out[i])
+			return nil, err
 		}
 	}
 	return out, nil
