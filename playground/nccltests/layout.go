@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // column is what one field of a table row holds.
@@ -181,19 +182,19 @@ func (l *layout) parseRow(toks []string) (Row, error) {
 			r.Count, err = parseUint(t, "count")
 		case colType:
 			if !isWord(t) {
-				err = rowError{fmt.Sprintf("type %q is not a type name", t)}
+				err = rowError{fmt.Sprintf("type %s is not a type name", quoted(t))}
 			}
 			r.Type = t
 		case colRedop:
 			if !isWord(t) {
-				err = rowError{fmt.Sprintf("redop %q is not an operator name", t)}
+				err = rowError{fmt.Sprintf("redop %s is not an operator name", quoted(t))}
 			}
 			r.Redop = t
 		case colRoot:
 			var v int
 			v, err = strconv.Atoi(t)
 			if err != nil || v < -1 || v >= MaxRanks {
-				err = rowError{fmt.Sprintf("root %q is not a rank", t)}
+				err = rowError{fmt.Sprintf("root %s is not a rank", quoted(t))}
 			}
 			r.Root = v
 		case colTime:
@@ -257,7 +258,7 @@ func (l *layout) withoutOutOfPlace() (layout, bool) {
 func parseUint(t, what string) (uint64, error) {
 	v, err := strconv.ParseUint(t, 10, 64)
 	if err != nil {
-		return 0, rowError{fmt.Sprintf("%s %q is not a whole number", what, t)}
+		return 0, rowError{fmt.Sprintf("%s %s is not a whole number", what, quoted(t))}
 	}
 	return v, nil
 }
@@ -267,7 +268,7 @@ func parseUint(t, what string) (uint64, error) {
 func parseValue(t, what string) (float64, float64, error) {
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		return 0, 0, rowError{fmt.Sprintf("%s %q is not a number", what, t)}
+		return 0, 0, rowError{fmt.Sprintf("%s %s is not a number", what, quoted(t))}
 	}
 	return v, halfULP(t, v), nil
 }
@@ -314,4 +315,21 @@ func isWord(t string) bool {
 		}
 	}
 	return true
+}
+
+// maxQuoted is the most bytes of one field an error message repeats: a
+// field can be a whole 64 KiB line, and the message is for a reader.
+const maxQuoted = 40
+
+// quoted is t as a Go-quoted string, cut to maxQuoted bytes (at a rune
+// boundary) with the field's full length said after it.
+func quoted(t string) string {
+	if len(t) <= maxQuoted {
+		return strconv.Quote(t)
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(t[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(t[:cut]), len(t))
 }

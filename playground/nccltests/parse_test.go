@@ -186,6 +186,9 @@ func TestParseErrors(t *testing.T) {
 		{"binary", "\x00\x01\x02\xff\xfe", Options{}, "no nccl-tests results table found"},
 		{"only bad row", header + "  1048576  262144  float  sum  -1  abc  1.0  1.5  0  1.0  1.0  1.5  0\n", Options{NRanks: 4}, "line 2: no nccl-tests results table found: row skipped: time \"abc\" is not a number"},
 		{"short row", "x\n" + header + "  1048576  262144  float  sum  -1  104.9\n", Options{NRanks: 4}, "line 3: no nccl-tests results table found: row skipped: 6 fields where the table has 13"},
+		// A 300-digit size overflows uint64; the message repeats the first
+		// maxQuoted (40) bytes of the field and says how long it was.
+		{"huge field", header + "  " + strings.Repeat("9", 300) + "  262144  float  sum  -1  104.9  10.00  15.00  0  104.9  10.00  15.00  0\n", Options{NRanks: 4}, "size \"" + strings.Repeat("9", 40) + "\"… (300 bytes) is not a whole number"},
 		{"negative", header + "  1048576  262144  float  sum  -1  104.9  -10.00  15.00  0  104.9  10.00  15.00  0\n", Options{NRanks: 4}, "line 2:"},
 		{"collective unknown", "#  size  count  type  time  algbw  busbw  error  time  algbw  busbw  error\n  1048576  1048576  int8  100.0  10.00  10.00  0  100.0  10.00  10.00  0\n", Options{}, "line 1: which benchmark printed this table"},
 		{"ranks unknown", "./broadcast_perf\n" + "#  size  count  type  redop  root  time  algbw  busbw  #wrong  time  algbw  busbw  #wrong\n  1048576  262144  float  none  0  100.0  10.49  10.49  0  100.0  10.49  10.49  0\n", Options{}, "line 2: the file lists no complete set of Rank lines"},

@@ -86,7 +86,7 @@ func ParseCollective(s string) (Collective, error) {
 			return p.c, nil
 		}
 	}
-	return "", fmt.Errorf("unknown collective %q (nccl-tests has allreduce, allgather, reducescatter, broadcast, reduce, alltoall, alltoallv, sendrecv, gather, scatter, hypercube)", s)
+	return "", fmt.Errorf("unknown collective %s (nccl-tests has allreduce, allgather, reducescatter, broadcast, reduce, alltoall, alltoallv, sendrecv, gather, scatter, hypercube)", quoted(s))
 }
 
 // Func returns the collective as a function of NCCL's tuning model; false
@@ -167,7 +167,7 @@ func Datatype(name string) (tune.Datatype, error) {
 			return tune.LookupDatatype(t.dtype)
 		}
 	}
-	return 0, fmt.Errorf("unknown nccl-tests type %q", name)
+	return 0, fmt.Errorf("unknown nccl-tests type %s", quoted(name))
 }
 
 // File is everything Parse found.

@@ -113,11 +113,19 @@ func formatCompare(o *service.CompareResult) string {
 	for _, w := range o.Warnings {
 		fmt.Fprintf(&b, "note: %s\n", w)
 	}
-	for _, x := range o.Others {
+	for i, x := range o.Others {
+		if i == maxOtherRuns {
+			fmt.Fprintf(&b, "and %d more run(s) in the file (--json lists them all; --run N compares run N)\n", len(o.Others)-i)
+			break
+		}
 		fmt.Fprintf(&b, "the file also holds run %d: %s on %d ranks (line %d); --run %d compares it\n", x.Run, x.Coll, x.NRanks, x.HeaderLine, x.Run)
 	}
 	return b.String()
 }
+
+// maxOtherRuns is how many of a file's other runs the text output names
+// one per line; a file may hold up to nccltests.MaxRuns of them.
+const maxOtherRuns = 10
 
 func pctText(v *float64) string {
 	if v == nil {

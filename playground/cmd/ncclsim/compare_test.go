@@ -195,3 +195,38 @@ func TestStepFromGPU(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 }
+
+// TestCompareOtherRunsCapped: a file of 30 runs names maxOtherRuns (10) of
+// the 29 it does not compare, one per line, then says how many more there
+// are; --json still lists all 29.
+func TestCompareOtherRunsCapped(t *testing.T) {
+	var in strings.Builder
+	for range 30 {
+		in.WriteString("$ ./build/all_reduce_perf -g 2\n" +
+			"#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n" +
+			" 1048576 262144 float sum -1 100.0 10.49 10.49 0 100.0 10.49 10.49 0\n")
+	}
+	code, out, errs := runWithStdin(in.String(), "compare", "--preset", "rtx4090-2x", "--nccl-tests", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if n := strings.Count(out, "the file also holds run "); n != maxOtherRuns {
+		t.Errorf("%d runs named one per line, want %d:\n%s", n, maxOtherRuns, out)
+	}
+	if !strings.Contains(out, "and 19 more run(s) in the file") {
+		t.Errorf("no count of the runs left out:\n%s", out)
+	}
+	code, out, errs = runWithStdin(in.String(), "compare", "--preset", "rtx4090-2x", "--nccl-tests", "-", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got struct {
+		Others []json.RawMessage `json:"other_runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Others) != 29 {
+		t.Errorf("--json lists %d other runs, want 29", len(got.Others))
+	}
+}
