@@ -169,7 +169,7 @@ func pasteRefused(selector string) func(b *browser) {
 }
 
 // showBytes is bigtext.js's SHOW_BYTES.
-const showBytes = 256 * 1024
+const showBytes = 64 * 1024
 
 // xmlFragment encodes a topology as the page's #xml= link does
 // (state.js: raw deflate, base64url without padding).

@@ -242,7 +242,7 @@ func TestBadXMLRecovers(t *testing.T) {
 	b.open(strings.TrimPrefix(url, server.URL+subPath))
 	checkTopology(b, want)
 
-	// A dump over bigtext.js's SHOW_BYTES (256 KiB; here padded with
+	// A dump over bigtext.js's SHOW_BYTES (64 KiB; here padded with
 	// whitespace, which NCCL's reader skips) loaded from a file is held in
 	// memory, not put into the box, and answered like the CLI answers it.
 	padded := strings.Replace(string(xmlBytes), "</system>", strings.Repeat(" \n", 150<<10)+"</system>", 1)
