@@ -25,6 +25,19 @@ var netUnproven = []string{"socket-interface", "net-init-failed", "p2p-access-un
 
 var netLineRules = []Rule{
 	{
+		// The GID table evidence (show_gids, ibv_devinfo -v, NCCL's
+		// queue-pair lines on a link-local GID) joins at the end of the
+		// parse when an RDMA connection failed (finishGIDs, gid.go).
+		ID: "roce-gid-index", Title: "RoCE: the GID the queue pairs use does not reach the peer", Severity: Error,
+		Any:         []string{"in ncclIbRoceGetVersionNum"},
+		Messages:    []string{"NET/IB: read failed in ncclIbRoceGetVersionNum: %s", "NET/IB: open failed in ncclIbRoceGetVersionNum: %s"},
+		Explanation: "On RoCE every queue pair is addressed by one entry of the port's GID table, the one NCCL_IB_GID_INDEX names or, from NCCL 2.21 on when it is unset, the one NCCL's own search picks (a RoCE v2 entry with an IPv4 address). A link-local (fe80::) entry does not route to a peer in another subnet, and an index the process's table lacks cannot be used at all: the queue pair does not connect, or its first transfers time out.",
+		Fix:         "Set NCCL_IB_GID_INDEX to the RoCE v2 entry that carries the host's IPv4 address on every node (the same index must exist on each; where pods see different tables, set it per pod from show_gids in the pod's start script or /etc/nccl.conf), or leave it unset with NCCL 2.26 or later, which also picks that entry in containers.",
+		Check:       "`show_gids` (or `ibv_devinfo -v | grep GID`) on every host or pod: the row with VER v2 and an IPv4 address; `ib_write_bw -d DEVICE -x INDEX` between two hosts with that index; NCCL_DEBUG_SUBSYS=NET prints \"GID N (prefix/id)\" per queue pair (prefix 80FE is fe80:: link-local).",
+		Links:       []Link{linkNIC, envLink("NCCL_IB_GID_INDEX"), envLink("NCCL_IB_ROCE_VERSION_NUM"), envLink("NCCL_IB_ADDR_FAMILY")},
+		Explain:     explainGID,
+	},
+	{
 		ID: "socket-connect", Title: "A rank cannot open a TCP connection to another", Severity: Error,
 		// The catalog formats of every release from 2.18 on; older
 		// releases ("Call to connect failed : Connection timed out",
