@@ -53,7 +53,6 @@ func (p *parser) catalogMatched(n int, o origin, sev, raw string, m ncclmsg.Matc
 		p.addNetCue(i, n, raw)
 	}
 	p.noteFields(o, m)
-	p.noteQPGID(n, raw, m)
 }
 
 // watchedFields are the labelled conversions of NCCL's messages whose

@@ -577,7 +577,7 @@ func firstCollective(ts []Timeout) string {
 		if t.OpType == "ALLREDUCE" && t.numelIn == 1 && t.numelOut == 1 {
 			// ProcessGroupNCCL::barrier all-reduces a one-element tensor
 			// on the device it infers (PyTorch v2.6.0 ProcessGroupNCCL.cpp).
-			msg += " An all-reduce of one element as a group's first collective is what dist.barrier() issues, on the GPU PyTorch infers when the process named none; if every rank did reach the barrier, the ranks ran it on the wrong GPUs (several on cuda:0, or a guess from the rank number): call torch.cuda.set_device(local_rank) before the barrier, or pass init_process_group(device_id=torch.device(\"cuda\", local_rank)) or dist.barrier(device_ids=[local_rank])."
+			msg += " A one-element all-reduce first is what dist.barrier() issues, on the GPU PyTorch infers when the process named none; if every rank reached it, they ran it on the wrong GPUs: call torch.cuda.set_device(local_rank) before the barrier, or pass init_process_group(device_id=...) or dist.barrier(device_ids=[local_rank])."
 		}
 		return msg
 	}

@@ -339,13 +339,17 @@ type Summary struct {
 	// label -> value -> the hosts (or "" when the line names none) that
 	// printed it.
 	facts map[string]map[string]map[string]bool
-	// gids are the rows of pasted GID tables (show_gids, ibv_devinfo -v),
-	// gidRows their lines; gidLinkLocalQP holds NCCL's queue-pair lines
-	// on a link-local GID, gidLinkLocalIdx the first such index (gid.go).
-	gids            []gidEntry
-	gidRows         Evidence
-	gidLinkLocalQP  Evidence
-	gidLinkLocalIdx string
+	// gidRows are the rows of pasted GID tables (show_gids, ibv_devinfo
+	// -v); of the first device's (gidTableDev) gidLow is the lowest index,
+	// gidLinkLocal the fe80:: indices (", 0, 1"), gidPick the first IPv4
+	// RoCE v2 index with its address ("7 (10.0.0.1)"). gidLinkLocalQP holds
+	// NCCL's queue-pair lines on a link-local GID, gidLinkLocalIdx the
+	// first such index (gid.go).
+	gidRows                            Evidence
+	gidTableDev, gidLinkLocal, gidPick string
+	gidLow                             int
+	gidLinkLocalQP                     Evidence
+	gidLinkLocalIdx                    string
 }
 
 // maxFactValues bounds the distinct values kept per watched field.
