@@ -573,7 +573,13 @@ func firstCollective(ts []Timeout) string {
 		if t.SeqNum < 0 || t.SeqNum > 1 {
 			continue
 		}
-		return fmt.Sprintf(" The collective that timed out is #%d, the first of its process group: the ranks reached it at different times, or one never did. Ranks that start slowly (loading a large checkpoint or shards, preprocessing or scanning data, compiling) keep the others waiting here past the timeout (10 minutes for NCCL in PyTorch v2.6.0). If the slow start is legitimate, pass init_process_group(timeout=datetime.timedelta(minutes=N)) above the slowest start; otherwise find the rank that never arrived.", t.SeqNum)
+		msg := fmt.Sprintf(" The collective that timed out is #%d, the first of its process group: the ranks reached it at different times, or one never did. Ranks that start slowly (loading a large checkpoint or shards, preprocessing or scanning data, compiling) keep the others waiting here past the timeout (10 minutes for NCCL in PyTorch v2.6.0). If the slow start is legitimate, pass init_process_group(timeout=datetime.timedelta(minutes=N)) above the slowest start; otherwise find the rank that never arrived.", t.SeqNum)
+		if t.OpType == "ALLREDUCE" && t.numelIn == 1 && t.numelOut == 1 {
+			// ProcessGroupNCCL::barrier all-reduces a one-element tensor
+			// on the device it infers (PyTorch v2.6.0 ProcessGroupNCCL.cpp).
+			msg += " A one-element all-reduce first is what dist.barrier() issues, on the GPU PyTorch infers when the process named none; if every rank reached it, they ran it on the wrong GPUs: call torch.cuda.set_device(local_rank) before the barrier, or pass init_process_group(device_id=...) or dist.barrier(device_ids=[local_rank])."
+		}
+		return msg
 	}
 	return ""
 }

@@ -167,7 +167,7 @@ var fixtures = []fixture{
 	{file: "pytorch-pytorch-118369-watchdog-timeout.log", diagnoses: []string{"collective-timeout"},
 		check: func(t *testing.T, s *Summary, ds []Diagnosis) {
 			// lines 6-10: five timeout lines, lines 8 and 9 identical; line 11 is cut
-			if len(s.Timeouts) != 4 || s.Timeouts[3] != (Timeout{Rank: 7, SeqNum: 64088, OpType: "ALLREDUCE", TimeoutMs: 1800000, RanForMs: 25625251, Line: 10, proc: -1}) {
+			if len(s.Timeouts) != 4 || s.Timeouts[3] != (Timeout{Rank: 7, SeqNum: 64088, OpType: "ALLREDUCE", TimeoutMs: 1800000, RanForMs: 25625251, Line: 10, proc: -1, numelIn: -1, numelOut: -1}) {
 				t.Errorf("timeouts = %+v", s.Timeouts)
 			}
 			ex := find(ds, "collective-timeout").Explanation

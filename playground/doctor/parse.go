@@ -185,6 +185,9 @@ type parser struct {
 	// waits are the "Last error:" lines whose quoted NCCL text is still
 	// to come (quoted.go).
 	waits []lastErrorWait
+	// gidDev is the device of the last "hca_id:" line of ibv_devinfo
+	// output, for the GID rows that follow (gid.go).
+	gidDev string
 }
 
 func newParser(opts Options) *parser {
@@ -239,6 +242,7 @@ func (p *parser) finish() {
 	}
 	p.flushWrapped()
 	p.finishBench()
+	p.finishGIDs()
 	if s.Lines > 0 && s.Bytes > 0 && p.ncclLines == 0 && s.NCCLTests == nil && len(s.Versions) == 0 && s.NRanks == 0 && s.TotalConnections == 0 && s.Warnings.Count == 0 && len(s.Timeouts) == 0 && s.Heartbeat.Empty() {
 		p.note("no NCCL or PyTorch distributed messages were recognised; was the job run with NCCL_DEBUG=INFO?")
 	}

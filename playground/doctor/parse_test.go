@@ -318,7 +318,7 @@ func TestTorchLines(t *testing.T) {
 		"torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, internal error - please report this issue to the NCCL developers, NCCL version 2.19.3",
 	}, "\n"))
 	// proc 3: the torchrun tag "[rank3]:" of line 1.
-	want := Timeout{Rank: 3, PG: "PG ID 0 PG GUID 0(default_pg)", SeqNum: 7753, OpType: "_REDUCE_SCATTER_BASE", TimeoutMs: 600000, RanForMs: 600061, Line: 1, proc: 3}
+	want := Timeout{Rank: 3, PG: "PG ID 0 PG GUID 0(default_pg)", SeqNum: 7753, OpType: "_REDUCE_SCATTER_BASE", TimeoutMs: 600000, RanForMs: 600061, Line: 1, proc: 3, numelIn: 544997376, numelOut: 68124672}
 	if len(s.Timeouts) != 1 || s.Timeouts[0] != want {
 		t.Errorf("timeouts = %+v", s.Timeouts)
 	}

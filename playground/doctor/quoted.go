@@ -20,7 +20,10 @@ import (
 //     escaped newlines ("DistBackendError('...\nLast error:\nCuda failure
 //     \'out of memory\'')");
 //   - nccl-tests prints "host: Test NCCL failure common.cu:N 'error string
-//     / text'".
+//     / text'";
+//   - an issue title, a chat message or a log collector keeps NCCL's level
+//     word without the rest of the prefix ("...: WARN NET/IB: read failed
+//     in ...").
 //
 // quoted reads such a quotation as the NCCL line it quotes: tied to its
 // catalog entry, so the rules that list the entry's format and the generic
@@ -59,7 +62,9 @@ func (p *parser) quoted(n int, raw string) bool {
 		}
 	}
 	text := ""
-	if i := strings.Index(raw, "Test NCCL failure "); i >= 0 {
+	if i := bareWarn(raw); i >= 0 {
+		text = raw[i:]
+	} else if i := strings.Index(raw, "Test NCCL failure "); i >= 0 {
 		// nccl-tests: "'%s / %s'" with ncclGetErrorString and ncclGetLastError.
 		if j := strings.Index(raw[i:], " / "); j >= 0 {
 			text = raw[i+j+3:]
@@ -80,6 +85,17 @@ func (p *parser) quoted(n int, raw string) bool {
 		}
 	}
 	return text != "" && p.quotedMessage(n, raw, text)
+}
+
+// bareWarn returns where the text after a "WARN " level word starts when
+// the word begins the line or follows a space or colon and no "NCCL"
+// precedes it (NCCL's own lines are read by splitNCCL), else -1.
+func bareWarn(raw string) int {
+	i := strings.Index(raw, "WARN ")
+	if i < 0 || (i > 0 && raw[i-1] != ' ' && raw[i-1] != ':') || strings.HasSuffix(strings.TrimRight(raw[:i], " "), "NCCL") {
+		return -1
+	}
+	return i + len("WARN ")
 }
 
 // samePrefix reports whether line starts with prefix, any run of digits

@@ -41,6 +41,12 @@ var quoteWays = []struct {
 		first, _, _ := strings.Cut(msg, "\n")
 		return "RuntimeError: " + torchHead + " " + torchKind + " Last error: " + first + "\n"
 	}},
+	{"title with the level word", func(msg string) string {
+		// An issue title or chat paste: NCCL's level word kept, the rest of
+		// the prefix (and the lines after the first) dropped.
+		first, _, _ := strings.Cut(msg, "\n")
+		return "nccl connection abort(between pods): WARN " + first + "\n"
+	}},
 	{"python repr", func(msg string) string {
 		return "ray.exceptions.RayTaskError(DistBackendError): " + pyRepr(torchHead+"\n"+torchKind+"\nLast error:\n"+msg) + "\n"
 	}},

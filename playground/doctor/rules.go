@@ -235,7 +235,7 @@ var lineRules = []Rule{
 			for _, l := range lines {
 				switch {
 				case strings.Contains(l.Text, "No such device"):
-					return "\"No such device\" means the device or port NCCL picked cannot carry connections from this process: a RoCE port without an IP address (so no usable GID), a virtual function or port that belongs to another network namespace (macvlan or SR-IOV containers), or a port that is down; when one device of several is at fault, NCCL_IB_HCA can leave it out." + ibDevices(s)
+					return "\"No such device\" means the device or port NCCL picked cannot carry connections from this process: a RoCE port without an IP address (so no usable GID), a virtual function or port that belongs to another network namespace (macvlan or SR-IOV containers), an NCCL_IB_GID_INDEX this port's table lacks (pods sharing a NIC see different indices: set the index per pod from show_gids, or leave it unset with NCCL 2.21+, which picks it per device), or a port that is down; when one device of several is at fault, NCCL_IB_HCA can leave it out." + ibDevices(s)
 				case strings.Contains(l.Text, "Cannot allocate memory"):
 					return "\"Cannot allocate memory\" here is the locked-memory limit (ulimit -l) or the NIC's own limits on queues, not a lack of RAM: raise the limit to unlimited for the processes (limits.conf, --ulimit memlock=-1 for Docker), and at very large scale fewer connections per peer (NCCL_NCHANNELS_PER_NET_PEER, NCCL_IB_QPS_PER_CONNECTION)."
 				case strings.Contains(l.Text, "Network is unreachable") || strings.Contains(l.Text, "Connection timed out"):
@@ -287,6 +287,9 @@ func (p *parser) scanRules(n int, raw string) {
 	p.scanSockIfs(n, raw)
 	p.scanPeerLostText(n, raw)
 	p.scanTorchRules(n, raw)
+	if strings.Contains(raw, "GID[") || strings.Contains(raw, "hca_id:") || strings.Contains(raw, "fe80") || strings.Contains(raw, "ffff") || strings.Contains(raw, "80FE/") {
+		p.scanGIDs(n, raw)
+	}
 	if containsAny(raw, exitMarks) {
 		// Not NCCL's or the watchdog's lines: read before the filter.
 		p.add(&p.s.exiting, n, raw)
@@ -322,19 +325,22 @@ func (p *parser) matchLineRules(n int, text, raw string) {
 }
 
 // hitRule adds line n to a rule's evidence, once per line.
-func (p *parser) hitRule(r *Rule, n int, raw string) {
+func (p *parser) hitRule(r *Rule, n int, raw string) { p.hitID(r.ID, n, raw) }
+
+// hitID adds line n to the evidence of the line rule id, once per line.
+func (p *parser) hitID(id string, n int, raw string) {
 	if p.s.ruleHits == nil {
 		p.s.ruleHits = map[string]*Evidence{}
 		p.s.ruleLast = map[string]int{}
 	}
-	if last, ok := p.s.ruleLast[r.ID]; ok && last == n {
+	if last, ok := p.s.ruleLast[id]; ok && last == n {
 		return
 	}
-	p.s.ruleLast[r.ID] = n
-	e := p.s.ruleHits[r.ID]
+	p.s.ruleLast[id] = n
+	e := p.s.ruleHits[id]
 	if e == nil {
 		e = &Evidence{}
-		p.s.ruleHits[r.ID] = e
+		p.s.ruleHits[id] = e
 	}
 	p.add(e, n, raw)
 }

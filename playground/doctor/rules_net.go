@@ -25,6 +25,19 @@ var netUnproven = []string{"socket-interface", "net-init-failed", "p2p-access-un
 
 var netLineRules = []Rule{
 	{
+		// The GID table evidence (show_gids, ibv_devinfo -v, NCCL's
+		// queue-pair lines on a link-local GID) joins at the end of the
+		// parse when an RDMA connection failed (finishGIDs, gid.go).
+		ID: "roce-gid-index", Title: "RoCE: the GID the queue pairs use does not reach the peer", Severity: Error,
+		Any:         []string{"in ncclIbRoceGetVersionNum"},
+		Messages:    []string{"NET/IB: read failed in ncclIbRoceGetVersionNum: %s", "NET/IB: open failed in ncclIbRoceGetVersionNum: %s"},
+		Explanation: "On RoCE each queue pair uses one entry of the port's GID table: the one NCCL_IB_GID_INDEX names or, from NCCL 2.21 on when it is unset, NCCL's own pick (a RoCE v2 entry with an IPv4 address). A link-local (fe80::) entry does not route to another subnet, and an index the table lacks cannot be used: the queue pair does not connect, or its first transfers time out.",
+		Fix:         "Set NCCL_IB_GID_INDEX on every node to the RoCE v2 entry with the host's IPv4 address (per pod where pods' tables differ: from show_gids in the start script or /etc/nccl.conf), or leave it unset with NCCL 2.26 or later, which picks it in containers too.",
+		Check:       "`show_gids` (or `ibv_devinfo -v | grep GID`) on every host or pod, `ib_write_bw -d DEVICE -x INDEX` between two hosts; NCCL_DEBUG_SUBSYS=NET prints each queue pair's \"GID N (prefix/id)\" (prefix 80FE: fe80:: link-local).",
+		Links:       []Link{linkNIC, envLink("NCCL_IB_GID_INDEX"), envLink("NCCL_IB_ROCE_VERSION_NUM"), envLink("NCCL_IB_ADDR_FAMILY")},
+		Explain:     explainGID,
+	},
+	{
 		ID: "socket-connect", Title: "A rank cannot open a TCP connection to another", Severity: Error,
 		// The catalog formats of every release from 2.18 on; older
 		// releases ("Call to connect failed : Connection timed out",

@@ -192,6 +192,9 @@ type Timeout struct {
 	// proc is the launcher's global rank of the line ("[rank13]:"), -1
 	// if none: Rank is the rank inside the process group.
 	proc int
+	// numelIn and numelOut are the work's element counts, -1 when not
+	// printed.
+	numelIn, numelOut int64
 }
 
 // WorkProgress is one rank's progress as its watchdog reported it when a
@@ -336,6 +339,17 @@ type Summary struct {
 	// label -> value -> the hosts (or "" when the line names none) that
 	// printed it.
 	facts map[string]map[string]map[string]bool
+	// gidRows are the rows of pasted GID tables (show_gids, ibv_devinfo
+	// -v); of the first device's (gidTableDev) gidLow is the lowest index,
+	// gidLinkLocal the fe80:: indices (", 0, 1"), gidPick the first IPv4
+	// RoCE v2 index with its address ("7 (10.0.0.1)"). gidLinkLocalQP holds
+	// NCCL's queue-pair lines on a link-local GID, gidLinkLocalIdx the
+	// first such index (gid.go).
+	gidRows                            Evidence
+	gidTableDev, gidLinkLocal, gidPick string
+	gidLow                             int
+	gidLinkLocalQP                     Evidence
+	gidLinkLocalIdx                    string
 }
 
 // maxFactValues bounds the distinct values kept per watched field.

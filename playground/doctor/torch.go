@@ -33,6 +33,10 @@ func (p *parser) torchLine(n int, raw string) {
 		// (v2.6.0 ProcessGroupNCCL.cpp: "Work WorkNCCL(...) timed out in
 		// blocking wait.").
 		p.timeout(n, raw)
+	case strings.Contains(raw, "WorkNCCL(") && strings.Contains(raw, "ran for ") && strings.Contains(raw, " millisecond"):
+		// The watchdog's message without its "Watchdog caught collective
+		// operation timeout:" head, as titles and excerpts quote it.
+		p.timeout(n, raw)
 	case strings.Contains(raw, "Received a dump signal due to a collective timeout from") || strings.Contains(raw, "Received a timeout signal from this local rank"):
 		// The heartbeat monitor's message (v2.6.0 ProcessGroupNCCL.cpp,
 		// getNCCLWatchdogTimeoutErrorMsg) on every rank once one timed out.
@@ -74,7 +78,7 @@ func (p *parser) torchLine(n int, raw string) {
 // Timeout(ms)=600000) ran for 600047 milliseconds before timing out."
 func (p *parser) timeout(n int, raw string) {
 	p.add(&p.s.TimeoutLines, n, raw)
-	t := Timeout{Rank: torchRank(raw), PG: torchPG(raw), SeqNum: -1, TimeoutMs: -1, RanForMs: -1, Line: n, proc: launcherRank(raw)}
+	t := Timeout{Rank: torchRank(raw), PG: torchPG(raw), SeqNum: -1, TimeoutMs: -1, RanForMs: -1, Line: n, proc: launcherRank(raw), numelIn: -1, numelOut: -1}
 	if i := strings.Index(raw, "WorkNCCL("); i >= 0 {
 		inner := raw[i+len("WorkNCCL("):]
 		if j := strings.IndexByte(inner, ')'); j >= 0 {
@@ -96,6 +100,10 @@ func (p *parser) timeout(n int, raw string) {
 					t.OpType = v
 				case "Timeout(ms)":
 					t.TimeoutMs, _ = strconv.ParseInt(v, 10, 64)
+				case "NumelIn":
+					t.numelIn, _ = strconv.ParseInt(v, 10, 64)
+				case "NumelOut":
+					t.numelOut, _ = strconv.ParseInt(v, 10, 64)
 				}
 			}
 		}
@@ -210,6 +218,25 @@ var wrapHeads = []struct{ end, next string }{
 	{"failure detected", "by watchdog at work"},
 }
 
+// workHead reports a line that is only the watchdog's work description,
+// "WorkNCCL(SeqNum=.., ..., Timeout(ms)=..)", whose "ran for N
+// milliseconds before timing out" went to the next line.
+func workHead(t string) bool {
+	return strings.HasSuffix(t, ")") && strings.Contains(t, "WorkNCCL(") && strings.Contains(t, "Timeout(ms)=") && !strings.Contains(t, "ran for ")
+}
+
+// workTail reports whether next completes the work line head: its "ran
+// for" comes after the same launcher tag or time stamp, digits aside.
+func workTail(head, next string) bool {
+	i, j := strings.Index(next, "ran for "), strings.Index(head, "WorkNCCL(")
+	if i < 0 || j < 0 || !workHead(head) {
+		return false
+	}
+	tag := strings.TrimSpace(next[:i])
+	k, ok := samePrefix(tag, strings.TrimSpace(head[:j]))
+	return ok && k == len(tag)
+}
+
 // deferWrapped keeps a watchdog line that ends where its details should
 // start, to be read with the next line; it reports whether it kept it.
 func (p *parser) deferWrapped(n int, raw string) bool {
@@ -217,6 +244,10 @@ func (p *parser) deferWrapped(n int, raw string) bool {
 		return false
 	}
 	t := strings.TrimRight(raw, " \t\r")
+	if workHead(t) {
+		p.wrap = wrapState{n: n, raw: t}
+		return true
+	}
 	for _, h := range wrapHeads {
 		if strings.HasSuffix(t, h.end) {
 			p.wrap = wrapState{n: n, raw: t}
@@ -232,7 +263,7 @@ func (p *parser) deferWrapped(n int, raw string) bool {
 func (p *parser) joinWrapped(n int, b []byte) bool {
 	next := strings.TrimSpace(string(b))
 	for _, h := range wrapHeads {
-		if strings.HasSuffix(p.wrap.raw, h.end) && strings.HasPrefix(next, h.next) {
+		if (strings.HasSuffix(p.wrap.raw, h.end) && strings.HasPrefix(next, h.next)) || workTail(p.wrap.raw, next) {
 			w := p.wrap
 			p.wrap = wrapState{flushing: true}
 			p.torchLine(w.n, w.raw+" "+next)
