@@ -119,32 +119,39 @@ func embeddedCalibration() *Calibration {
 			{
 				Class: "pcie",
 				Efficiency: Param{
+					Value:  1.067,
+					Source: "fitted",
+					Datasets: []string{
+						"ppio-rtx4090-4gpu-p2p-driver",
+						"tinygrad-4x4090-p2p-7773x",
+					},
+					Note: "fitted on 2 datasets from 2 sources",
+				},
+				LatencyFactor: Param{
 					Value:  1.0,
 					Source: "bound",
 					Datasets: []string{
-						"tinygrad-4x4090-p2p-7773x",
+						"ppio-rtx4090-4gpu-p2p-driver",
 					},
-					Note: "plateau rows from one dataset only (tinygrad-4x4090-p2p-7773x), fewer than the 2 independent sources that identify it: the physical bound (efficiency 1) is used",
-				},
-				LatencyFactor: Param{
-					Value:    1.0,
-					Source:   "bound",
-					Datasets: []string{},
-					Note:     "no small-message rows of this class: NCCL's own latency (factor 1)",
+					Note: "small-message rows from one dataset only (ppio-rtx4090-4gpu-p2p-driver), fewer than the 2 independent sources that identify it: NCCL's own latency (factor 1)",
 				},
 				RampBytesPerRank: Param{
-					Value:    1024.0,
-					Source:   "bound",
-					Datasets: []string{},
-					Note:     "no mid-size rows of this class: no ramp beyond NCCL's latency (the scale at its lower bound)",
+					Value:  1024.0,
+					Source: "bound",
+					Datasets: []string{
+						"ppio-rtx4090-4gpu-p2p-driver",
+					},
+					Note: "mid-size rows from one dataset only (ppio-rtx4090-4gpu-p2p-driver), fewer than the 2 independent sources that identify it: no ramp beyond NCCL's latency (the scale at its lower bound)",
 				},
 				RampGamma: Param{
-					Value:    1.0,
-					Source:   "bound",
-					Datasets: []string{},
-					Note:     "no mid-size rows of this class: no ramp beyond NCCL's latency (linear)",
+					Value:  1.0,
+					Source: "bound",
+					Datasets: []string{
+						"ppio-rtx4090-4gpu-p2p-driver",
+					},
+					Note: "mid-size rows from one dataset only (ppio-rtx4090-4gpu-p2p-driver), fewer than the 2 independent sources that identify it: no ramp beyond NCCL's latency (linear)",
 				},
-				Band: Band{MedianPct: 7.167, MaxPct: 7.573, UnderPct: 7.532, Datasets: 1, Sources: 1, Points: 3, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 5.722, MaxPct: 9.693, OverPct: 7.283, UnderPct: 7.309, Datasets: 2, Sources: 2, Points: 14, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "pcie-xsocket",
@@ -886,6 +893,17 @@ func embeddedCalibration() *Calibration {
 				ID:     "polaris-a100-2node-8gpu-slingshot-allreduce",
 				Source: "author:hzheng",
 				Class:  "net-host",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "ppio-rtx4090-4gpu-p2p-driver",
+				Source: "github.com/yigucm",
+				Class:  "pcie",
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
