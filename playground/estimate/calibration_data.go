@@ -355,7 +355,7 @@ func embeddedCalibration() *Calibration {
 					Note:     "SHM has no efficiency of its own: an SHM hop sustains min(pcie efficiency x the narrower GPU PCIe link, host_staging_GBps)",
 				},
 				HostStagingGBps: &Param{
-					Value:  3.891,
+					Value:  4.126,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-node-p2pdisabled",
@@ -367,11 +367,12 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
 						"kalavai-4090-4gpu-k8s",
+						"rcs1-rtx5090-4gpu-genoa-shm",
 					},
-					Note: "fitted on 9 datasets from 3 sources",
+					Note: "fitted on 10 datasets from 4 sources",
 				},
 				LatencyFactor: Param{
-					Value:  0.9943,
+					Value:  1.027,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -380,11 +381,12 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
 						"kalavai-4090-4gpu-k8s",
+						"rcs1-rtx5090-4gpu-genoa-shm",
 					},
-					Note: "fitted on 6 datasets from 2 sources",
+					Note: "fitted on 7 datasets from 3 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  21780.0,
+					Value:  26010.0,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -393,11 +395,12 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
 						"kalavai-4090-4gpu-k8s",
+						"rcs1-rtx5090-4gpu-genoa-shm",
 					},
-					Note: "fitted on 6 datasets from 2 sources",
+					Note: "fitted on 7 datasets from 3 sources",
 				},
 				RampGamma: Param{
-					Value:  1.0,
+					Value:  0.8841,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -406,15 +409,16 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
 						"kalavai-4090-4gpu-k8s",
+						"rcs1-rtx5090-4gpu-genoa-shm",
 					},
-					Note: "fitted on 6 datasets from 2 sources; at the upper bound 1 of its range",
+					Note: "fitted on 7 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 42.38, MaxPct: 123.4, OverPct: 117.1, UnderPct: 42.38, Datasets: 9, Sources: 3, Points: 82, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 82.1, MaxPct: 152.8, OverPct: 139.3, UnderPct: 85.49, Datasets: 10, Sources: 4, Points: 90, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "shm-xsocket",
 				Efficiency: Param{
-					Value:  0.2432,
+					Value:  0.2579,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-4gpu-2socket-shm-sm02",
@@ -427,7 +431,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 6 datasets from 4 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.523,
+					Value:  1.536,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-4gpu-2socket-shm-sm02",
@@ -439,7 +443,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 5 datasets from 3 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  13070.0,
+					Value:  13440.0,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-4gpu-2socket-shm-sm02",
@@ -462,7 +466,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 5 datasets from 3 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 199.8, MaxPct: 469.1, OverPct: 355.0, UnderPct: 84.84, Datasets: 6, Sources: 4, Points: 44, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 199.8, MaxPct: 468.5, OverPct: 355.0, UnderPct: 84.84, Datasets: 6, Sources: 4, Points: 44, MinBytes: 1048576, OutOfSample: true},
 			},
 		},
 		Datasets: []DatasetUse{
@@ -904,6 +908,17 @@ func embeddedCalibration() *Calibration {
 				ID:     "ppio-rtx4090-4gpu-p2p-driver",
 				Source: "github.com/yigucm",
 				Class:  "pcie",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "rcs1-rtx5090-4gpu-genoa-shm",
+				Source: "author:rcs1",
+				Class:  "shm",
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
