@@ -352,27 +352,34 @@ func embeddedCalibration() *Calibration {
 					Value:    1.0,
 					Source:   "structural",
 					Datasets: []string{},
-					Note:     "SHM has no efficiency of its own: an SHM hop sustains min(pcie efficiency x the narrower GPU PCIe link, host_staging_GBps)",
+					Note:     "SHM has no efficiency of its own: an SHM hop sustains min(pcie efficiency x the narrower GPU PCIe link, host_staging_GBps), or host_staging_gen5_GBps where both GPUs have PCIe Gen5 x16 links",
 				},
 				HostStagingGBps: &Param{
-					Value:  4.126,
+					Value:  3.685,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-node-p2pdisabled",
 						"autodl-2080ti-2gpu-shm-allgather",
 						"autodl-2080ti-2gpu-shm-allreduce",
 						"dgxa100-4gpu-p2pdisabled",
-						"dgxh100-4gpu-p2pdisabled",
 						"kalavai-4090-2gpu-docker",
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
 						"kalavai-4090-4gpu-k8s",
+					},
+					Note: "fitted on 8 datasets from 3 sources",
+				},
+				HostStagingGen5GBps: &Param{
+					Value:  25.48,
+					Source: "fitted",
+					Datasets: []string{
+						"dgxh100-4gpu-p2pdisabled",
 						"rcs1-rtx5090-4gpu-genoa-shm",
 					},
-					Note: "fitted on 10 datasets from 4 sources",
+					Note: "fitted on 2 datasets from 2 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.027,
+					Value:  1.256,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -386,7 +393,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 7 datasets from 3 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  26010.0,
+					Value:  5512.0,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -400,7 +407,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 7 datasets from 3 sources",
 				},
 				RampGamma: Param{
-					Value:  0.8841,
+					Value:  1.0,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -411,14 +418,14 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-4gpu-k8s",
 						"rcs1-rtx5090-4gpu-genoa-shm",
 					},
-					Note: "fitted on 7 datasets from 3 sources",
+					Note: "fitted on 7 datasets from 3 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 82.1, MaxPct: 152.8, OverPct: 139.3, UnderPct: 85.49, Datasets: 10, Sources: 4, Points: 90, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 48.45, MaxPct: 156.4, OverPct: 95.52, UnderPct: 24.22, Datasets: 10, Sources: 4, Points: 90, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "shm-xsocket",
 				Efficiency: Param{
-					Value:  0.2579,
+					Value:  0.2303,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-4gpu-2socket-shm-sm02",
@@ -431,7 +438,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 6 datasets from 4 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.536,
+					Value:  1.511,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-4gpu-2socket-shm-sm02",
@@ -443,7 +450,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 5 datasets from 3 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  13440.0,
+					Value:  12730.0,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-4gpu-2socket-shm-sm02",
@@ -466,7 +473,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 5 datasets from 3 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 199.8, MaxPct: 468.5, OverPct: 355.0, UnderPct: 84.84, Datasets: 6, Sources: 4, Points: 44, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 199.8, MaxPct: 469.6, OverPct: 355.1, UnderPct: 84.84, Datasets: 6, Sources: 4, Points: 44, MinBytes: 1048576, OutOfSample: true},
 			},
 		},
 		Datasets: []DatasetUse{
