@@ -999,23 +999,35 @@ func fitHost5(ctx context.Context, fitted []*prepared, ps *paramSet) error {
 		q.host5 = v
 		return objectiveOn(touching, &q, buf, wsys, onPlateau)
 	}
-	start := math.Min(math.Max(ps.host5, hostBox.lo), hostBox.hi)
+	v, err := scanMinimize(ctx, loss, ps.host5, hostBox)
+	if err != nil {
+		return fmt.Errorf("host staging (Gen5): %w", err)
+	}
+	ps.host5 = v
+	return nil
+}
+
+// scanMinimize minimises the one-parameter loss over the range bb: it
+// starts at the best of start and a log-spaced scan of the range (above a
+// hop's other bounds the loss is flat in the parameter, and the simplex
+// could drift there instead of finding the minimum), then refines it.
+func scanMinimize(ctx context.Context, loss func(float64) float64, start float64, bb box) (float64, error) {
+	start = math.Min(math.Max(start, bb.lo), bb.hi)
 	best := loss(start)
 	for k := 0; k <= 48; k++ {
-		v := hostBox.lo * math.Pow(hostBox.hi/hostBox.lo, float64(k)/48)
+		v := bb.lo * math.Pow(bb.hi/bb.lo, float64(k)/48)
 		if l := loss(v); l < best {
 			start, best = v, l
 		}
 	}
-	xb, _, err := minimize(ctx, func(x []float64) float64 { return loss(hostBox.of(x[0])) }, []float64{hostBox.inv(start)}, 0.5, 1e-12, 2000)
+	xb, _, err := minimize(ctx, func(x []float64) float64 { return loss(bb.of(x[0])) }, []float64{bb.inv(start)}, 0.5, 1e-12, 2000)
 	if err != nil {
-		return fmt.Errorf("host staging (Gen5): %w", err)
+		return 0, err
 	}
-	if v := hostBox.of(xb[0]); loss(v) <= best {
+	if v := bb.of(xb[0]); loss(v) <= best {
 		start = v
 	}
-	ps.host5 = start
-	return nil
+	return start, nil
 }
 
 // shmOnGen5 reports whether the dataset has SHM plateau rows whose hops
@@ -1069,25 +1081,11 @@ func fitOn(ctx context.Context, fitted []*prepared, ps *paramSet, c, touch Class
 			set(&q, v)
 			return objectiveOn(touching, &q, buf, wsys, onPlateau)
 		}
-		// Start at the best of a log-spaced scan of the range: above a
-		// hop's other bounds the loss is flat in the parameter, and the
-		// simplex could drift there instead of finding the minimum.
-		start := math.Min(math.Max(get(ps), bb.lo), bb.hi)
-		best := fb(start)
-		for k := 0; k <= 48; k++ {
-			v := bb.lo * math.Pow(bb.hi/bb.lo, float64(k)/48)
-			if l := fb(v); l < best {
-				start, best = v, l
-			}
-		}
-		xb, _, err := minimize(ctx, func(x []float64) float64 { return fb(bb.of(x[0])) }, []float64{bb.inv(start)}, 0.5, 1e-12, 2000)
+		v, err := scanMinimize(ctx, fb, get(ps), bb)
 		if err != nil {
 			return err
 		}
-		if v := bb.of(xb[0]); fb(v) <= best {
-			start = v
-		}
-		set(ps, start)
+		set(ps, v)
 		return nil
 	}
 	full := func(q *paramSet) float64 { return objective(touching, q, buf, w) }
