@@ -52,6 +52,11 @@ type ClassParams struct {
 	// which host memory stages an SHM hop; it bounds shm and shm-xsocket
 	// hops alike. Value 0 means no bound (no SHM run seen).
 	HostStagingGBps *Param `yaml:"host_staging_GBps,omitempty"`
+	// HostStagingGen5GBps, for class shm only, is the same rate for hops
+	// whose GPU links are PCIe Gen5 x16 or faster (Gen5LinkGBps); value 0
+	// means no bound. A calibration without it stages every hop at
+	// HostStagingGBps.
+	HostStagingGen5GBps *Param `yaml:"host_staging_gen5_GBps,omitempty"`
 	// LatencyFactor (λ) scales the NCCL model's latency of the chosen cell.
 	LatencyFactor Param `yaml:"latency_factor"`
 	// RampBytesPerRank (ρ): the bus size at which the bandwidth reaches
@@ -146,6 +151,9 @@ func (c *Calibration) check() error {
 		if h := cp.HostStagingGBps; h != nil && (!(h.Value >= 0) || math.IsInf(h.Value, 0) || cp.Class != ClassSHM) {
 			return fmt.Errorf("class %s: host_staging_GBps %v: only class shm has one, and it is finite and not negative", cp.Class, h.Value)
 		}
+		if h := cp.HostStagingGen5GBps; h != nil && (!(h.Value >= 0) || math.IsInf(h.Value, 0) || cp.Class != ClassSHM) {
+			return fmt.Errorf("class %s: host_staging_gen5_GBps %v: only class shm has one, and it is finite and not negative", cp.Class, h.Value)
+		}
 		if cp.Class == ClassSHM && cp.HostStagingGBps == nil {
 			return fmt.Errorf("class shm: host_staging_GBps missing")
 		}
@@ -178,6 +186,16 @@ func (cp ClassParams) bandwidthParam() Param {
 		return *cp.HostStagingGBps
 	}
 	return cp.Efficiency
+}
+
+// bandwidthParamFor is bandwidthParam for a cell whose SHM hops run over
+// PCIe Gen5 links when gen5 is set: then the Gen5 host staging rate, when
+// the calibration has one.
+func (cp ClassParams) bandwidthParamFor(gen5 bool) Param {
+	if gen5 && cp.HostStagingGen5GBps != nil {
+		return *cp.HostStagingGen5GBps
+	}
+	return cp.bandwidthParam()
 }
 
 // sourcesOf counts the independent sources of the datasets ids, as the

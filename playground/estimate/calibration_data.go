@@ -119,32 +119,39 @@ func embeddedCalibration() *Calibration {
 			{
 				Class: "pcie",
 				Efficiency: Param{
+					Value:  1.067,
+					Source: "fitted",
+					Datasets: []string{
+						"ppio-rtx4090-4gpu-p2p-driver",
+						"tinygrad-4x4090-p2p-7773x",
+					},
+					Note: "fitted on 2 datasets from 2 sources",
+				},
+				LatencyFactor: Param{
 					Value:  1.0,
 					Source: "bound",
 					Datasets: []string{
-						"tinygrad-4x4090-p2p-7773x",
+						"ppio-rtx4090-4gpu-p2p-driver",
 					},
-					Note: "plateau rows from one dataset only (tinygrad-4x4090-p2p-7773x), fewer than the 2 independent sources that identify it: the physical bound (efficiency 1) is used",
-				},
-				LatencyFactor: Param{
-					Value:    1.0,
-					Source:   "bound",
-					Datasets: []string{},
-					Note:     "no small-message rows of this class: NCCL's own latency (factor 1)",
+					Note: "small-message rows from one dataset only (ppio-rtx4090-4gpu-p2p-driver), fewer than the 2 independent sources that identify it: NCCL's own latency (factor 1)",
 				},
 				RampBytesPerRank: Param{
-					Value:    1024.0,
-					Source:   "bound",
-					Datasets: []string{},
-					Note:     "no mid-size rows of this class: no ramp beyond NCCL's latency (the scale at its lower bound)",
+					Value:  1024.0,
+					Source: "bound",
+					Datasets: []string{
+						"ppio-rtx4090-4gpu-p2p-driver",
+					},
+					Note: "mid-size rows from one dataset only (ppio-rtx4090-4gpu-p2p-driver), fewer than the 2 independent sources that identify it: no ramp beyond NCCL's latency (the scale at its lower bound)",
 				},
 				RampGamma: Param{
-					Value:    1.0,
-					Source:   "bound",
-					Datasets: []string{},
-					Note:     "no mid-size rows of this class: no ramp beyond NCCL's latency (linear)",
+					Value:  1.0,
+					Source: "bound",
+					Datasets: []string{
+						"ppio-rtx4090-4gpu-p2p-driver",
+					},
+					Note: "mid-size rows from one dataset only (ppio-rtx4090-4gpu-p2p-driver), fewer than the 2 independent sources that identify it: no ramp beyond NCCL's latency (linear)",
 				},
-				Band: Band{MedianPct: 7.167, MaxPct: 7.573, UnderPct: 7.532, Datasets: 1, Sources: 1, Points: 3, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 5.722, MaxPct: 9.693, OverPct: 7.283, UnderPct: 7.309, Datasets: 2, Sources: 2, Points: 14, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "pcie-xsocket",
@@ -242,7 +249,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 5 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 13.87, MaxPct: 581.7, OverPct: 62.11, UnderPct: 20.93, Datasets: 16, Sources: 10, Points: 165, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 12.69, MaxPct: 581.7, OverPct: 61.07, UnderPct: 26.37, Datasets: 17, Sources: 11, Points: 180, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-host",
@@ -345,26 +352,34 @@ func embeddedCalibration() *Calibration {
 					Value:    1.0,
 					Source:   "structural",
 					Datasets: []string{},
-					Note:     "SHM has no efficiency of its own: an SHM hop sustains min(pcie efficiency x the narrower GPU PCIe link, host_staging_GBps)",
+					Note:     "SHM has no efficiency of its own: an SHM hop sustains min(pcie efficiency x the narrower GPU PCIe link, host_staging_GBps), or host_staging_gen5_GBps where both GPUs have PCIe Gen5 x16 links",
 				},
 				HostStagingGBps: &Param{
-					Value:  3.891,
+					Value:  3.685,
 					Source: "fitted",
 					Datasets: []string{
 						"a40-2gpu-node-p2pdisabled",
 						"autodl-2080ti-2gpu-shm-allgather",
 						"autodl-2080ti-2gpu-shm-allreduce",
 						"dgxa100-4gpu-p2pdisabled",
-						"dgxh100-4gpu-p2pdisabled",
 						"kalavai-4090-2gpu-docker",
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
 						"kalavai-4090-4gpu-k8s",
 					},
-					Note: "fitted on 9 datasets from 3 sources",
+					Note: "fitted on 8 datasets from 3 sources",
+				},
+				HostStagingGen5GBps: &Param{
+					Value:  25.48,
+					Source: "fitted",
+					Datasets: []string{
+						"dgxh100-4gpu-p2pdisabled",
+						"rcs1-rtx5090-4gpu-genoa-shm",
+					},
+					Note: "fitted on 2 datasets from 2 sources",
 				},
 				LatencyFactor: Param{
-					Value:  0.9943,
+					Value:  1.256,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -373,11 +388,12 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
 						"kalavai-4090-4gpu-k8s",
+						"rcs1-rtx5090-4gpu-genoa-shm",
 					},
-					Note: "fitted on 6 datasets from 2 sources",
+					Note: "fitted on 7 datasets from 3 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  21780.0,
+					Value:  5512.0,
 					Source: "fitted",
 					Datasets: []string{
 						"autodl-2080ti-2gpu-shm-allgather",
@@ -386,8 +402,9 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
 						"kalavai-4090-4gpu-k8s",
+						"rcs1-rtx5090-4gpu-genoa-shm",
 					},
-					Note: "fitted on 6 datasets from 2 sources",
+					Note: "fitted on 7 datasets from 3 sources",
 				},
 				RampGamma: Param{
 					Value:  1.0,
@@ -399,15 +416,16 @@ func embeddedCalibration() *Calibration {
 						"kalavai-4090-2gpu-k8s",
 						"kalavai-4090-4gpu-docker",
 						"kalavai-4090-4gpu-k8s",
+						"rcs1-rtx5090-4gpu-genoa-shm",
 					},
-					Note: "fitted on 6 datasets from 2 sources; at the upper bound 1 of its range",
+					Note: "fitted on 7 datasets from 3 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 42.38, MaxPct: 123.4, OverPct: 117.1, UnderPct: 42.38, Datasets: 9, Sources: 3, Points: 82, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 48.45, MaxPct: 156.4, OverPct: 95.52, UnderPct: 24.22, Datasets: 10, Sources: 4, Points: 90, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "shm-xsocket",
 				Efficiency: Param{
-					Value:  0.2432,
+					Value:  0.2303,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-4gpu-2socket-shm-sm02",
@@ -420,7 +438,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 6 datasets from 4 sources",
 				},
 				LatencyFactor: Param{
-					Value:  1.523,
+					Value:  1.511,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-4gpu-2socket-shm-sm02",
@@ -432,7 +450,7 @@ func embeddedCalibration() *Calibration {
 					Note: "fitted on 5 datasets from 3 sources",
 				},
 				RampBytesPerRank: Param{
-					Value:  13070.0,
+					Value:  12730.0,
 					Source: "fitted",
 					Datasets: []string{
 						"a100pcie-4gpu-2socket-shm-sm02",
@@ -455,7 +473,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 5 datasets from 3 sources; at the upper bound 1 of its range",
 				},
-				Band: Band{MedianPct: 199.8, MaxPct: 469.1, OverPct: 355.0, UnderPct: 84.84, Datasets: 6, Sources: 4, Points: 44, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 199.8, MaxPct: 469.6, OverPct: 355.1, UnderPct: 84.84, Datasets: 6, Sources: 4, Points: 44, MinBytes: 1048576, OutOfSample: true},
 			},
 		},
 		Datasets: []DatasetUse{
@@ -576,6 +594,17 @@ func embeddedCalibration() *Calibration {
 				Source: "github.com/aws-samples",
 				Class:  "net-tcp",
 				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "aws-p5-h100-2node-16gpu-efa",
+				Source: "github.com/keitaw",
+				Class:  "net-rdma",
+				Reason: "The speed NCCL was given for each EFA NIC group is not printed (400 Gb/s is taken from AWS's instance figure, not from the run), as for the other runs whose NIC speed the source leaves out; and it is the only source whose network latency comes from a net plugin (75 us), which the other net-rdma runs (latency 0) cannot check.",
 				Constrains: []string{
 					"efficiency",
 					"latency_factor",
@@ -875,6 +904,28 @@ func embeddedCalibration() *Calibration {
 				ID:     "polaris-a100-2node-8gpu-slingshot-allreduce",
 				Source: "author:hzheng",
 				Class:  "net-host",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "ppio-rtx4090-4gpu-p2p-driver",
+				Source: "github.com/yigucm",
+				Class:  "pcie",
+				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "rcs1-rtx5090-4gpu-genoa-shm",
+				Source: "author:rcs1",
+				Class:  "shm",
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",

@@ -38,6 +38,9 @@ func TestCalibrationReproducible(t *testing.T) {
 		if cp.HostStagingGBps != nil {
 			params["host staging"] = *cp.HostStagingGBps
 		}
+		if cp.HostStagingGen5GBps != nil {
+			params["host staging gen5"] = *cp.HostStagingGen5GBps
+		}
 		for name, p := range params {
 			if p.Source != "default" && p.Source != "bound" && p.Source != "structural" && len(p.Datasets) == 0 {
 				t.Errorf("%s %s: %s value without datasets", cp.Class, name, p.Source)
@@ -59,6 +62,7 @@ func TestParseCalibrationErrors(t *testing.T) {
 		"gamma":        {"ramp_gamma:\n      value: ", "ramp_gamma:\n      value: 7"},
 		"class name":   {"class: pcie", "class: carrier-pigeon"},
 		"host staging": {"host_staging_GBps:\n      value: ", "host_staging_GBps:\n      value: -"},
+		"gen5 staging": {"host_staging_gen5_GBps:\n      value: ", "host_staging_gen5_GBps:\n      value: -"},
 	} {
 		b := bytes.Replace(data.Calibration, []byte(edit[0]), []byte(edit[1]), 1)
 		if bytes.Equal(b, data.Calibration) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -161,13 +162,15 @@ func TestMeasuredRowsFollowDefinitions(t *testing.T) {
 
 // TestRowsTraceToRaw checks that every number of every row appears on the
 // line of the published table (Raw) that starts with the row's size and
-// count: the normalised rows are copies, not edits.
+// count: the normalised rows are copies, not edits. Open MPI's output tags
+// ("[1,0]<stdout>:"), which a tagged log can carry at the start of a row
+// and again before its in-place block, are read as blanks.
 func TestRowsTraceToRaw(t *testing.T) {
 	sets, _, _ := fixtures(t)
 	for _, d := range sets {
 		lines := map[string][][]float64{}
 		for _, ln := range strings.Split(d.Raw, "\n") {
-			fs := strings.Fields(ln)
+			fs := strings.Fields(openMPITag.ReplaceAllString(ln, " "))
 			if len(fs) < 6 {
 				continue
 			}
@@ -208,6 +211,9 @@ func TestRowsTraceToRaw(t *testing.T) {
 		}
 	}
 }
+
+// openMPITag matches Open MPI's --tag-output stamp "[job,rank]<stream>:".
+var openMPITag = regexp.MustCompile(`\[\d+,\d+\]<std(out|err)>:`)
 
 // TestMonotonicTime: the calibrated time never decreases with the size,
 // over a dense sweep (16 sizes per octave) of every collective on systems
@@ -588,6 +594,7 @@ func TestHopBandwidth(t *testing.T) {
 	ps.eff[classIndex(ClassPCIe)] = 1.1
 	ps.eff[classIndex(ClassSHMXSocket)] = 0.1
 	ps.host = 2.5
+	ps.host5 = 25
 	for _, tc := range []struct {
 		name string
 		hop  Hop
@@ -601,9 +608,35 @@ func TestHopBandwidth(t *testing.T) {
 		{"SHM Gen3 x1 riser: the link binds", Hop{Class: ClassSHM, PathBw: 0.75, PCIeBw: 0.75}, 1.1 * 0.75},
 		{"SHM across sockets, 10 GB/s inter-socket", Hop{Class: ClassSHMXSocket, PathBw: 10, PCIeBw: 24}, 0.1 * 10},
 		{"SHM across sockets, 64 GB/s inter-socket", Hop{Class: ClassSHMXSocket, PathBw: 64, PCIeBw: 24}, 2.5},
+		{"SHM Gen5 x16: the Gen5 host staging binds", Hop{Class: ClassSHM, PathBw: 48, PCIeBw: 48}, 25},
+		{"SHM Gen5 x8 (24 GB/s, as Gen4 x16): the other rate", Hop{Class: ClassSHM, PathBw: 24, PCIeBw: 24}, 2.5},
+		{"SHM Gen5 x16, GPU links not given: the path's", Hop{Class: ClassSHM, PathBw: 48}, 25},
+		{"SHM across sockets, Gen5 x16 GPUs, 400 GB/s inter-socket", Hop{Class: ClassSHMXSocket, PathBw: 400, PCIeBw: 48}, 25},
+		{"SHM across sockets, Gen5 x16 GPUs, 10 GB/s inter-socket", Hop{Class: ClassSHMXSocket, PathBw: 10, PCIeBw: 48}, 0.1 * 10},
 	} {
 		if got := ps.hopBw(tc.hop); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("%s: %v GB/s, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestSHMGen5: the Gen5 host staging rate applies to a cell whose graph
+// has an SHM hop over Gen5 x16 GPU links, whatever its other hops.
+func TestSHMGen5(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		hops []Hop
+		want bool
+	}{
+		{"no hops", nil, false},
+		{"P2P over a Gen5 x16 switch", []Hop{{Class: ClassPCIe, PathBw: 48, PCIeBw: 48}}, false},
+		{"SHM over Gen4 x16", []Hop{{Class: ClassSHM, PathBw: 24, PCIeBw: 24}}, false},
+		{"SHM over Gen5 x16", []Hop{{Class: ClassSHM, PathBw: 48, PCIeBw: 48}}, true},
+		{"NVLink and cross-socket SHM over Gen5 x16", []Hop{{Class: ClassNVLink, PathBw: 240}, {Class: ClassSHMXSocket, PathBw: 40, PCIeBw: 48}}, true},
+		{"SHM, one GPU on Gen4 x16 (the narrower link)", []Hop{{Class: ClassSHM, PathBw: 24, PCIeBw: 24}}, false},
+	} {
+		if got := shmGen5(tc.hops); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
@@ -648,7 +681,7 @@ func TestSupportNamesSources(t *testing.T) {
 		}
 		bw := cp.bandwidthParam()
 		n := cal.sourcesOf(bw.Datasets)
-		got := supportText(cp, n)
+		got := supportText(cp, bw, n)
 		switch {
 		case len(bw.Datasets) == 0:
 			if !strings.Contains(got, "no measurement") {
@@ -793,7 +826,7 @@ func TestShapeNeedsTwoSources(t *testing.T) {
 	if p1.Efficiency.Source != "bound" || p1.Efficiency.Value != maxEffNet || p2.Efficiency.Source != "fitted" {
 		t.Errorf("efficiency %+v with one source, %+v with two; want the physical bound %v, then fitted", p1.Efficiency, p2.Efficiency, maxEffNet)
 	}
-	if got := supportText(p1, one.sourcesOf(p1.Efficiency.Datasets)); !strings.Contains(got, "the physical bound is used") {
+	if got := supportText(p1, p1.bandwidthParam(), one.sourcesOf(p1.Efficiency.Datasets)); !strings.Contains(got, "the physical bound is used") {
 		t.Errorf("one source: support %q does not say the physical bound is used", got)
 	}
 }

@@ -306,10 +306,11 @@ func (s *System) estimate(req tune.Request, cv *curve) (Estimate, error) {
 	cal.PlateauBusBwGBps = t.plateau
 	cal.RampBusBytes = t.ramp
 	cal.Band = cp.Band
-	cal.Datasets = append([]string(nil), cp.bandwidthParam().Datasets...)
+	bw := cp.bandwidthParamFor(shmGen5(s.route.Hops[c.Algo]))
+	cal.Datasets = append([]string(nil), bw.Datasets...)
 	cal.NDatasets = len(cal.Datasets)
 	cal.NSources = s.cal.sourcesOf(cal.Datasets)
-	cal.Support = supportText(cp, cal.NSources)
+	cal.Support = supportText(cp, bw, cal.NSources)
 	e.Calibrated = applyBand(cal)
 	return e, nil
 }
@@ -343,10 +344,21 @@ func applyBand(c Calibrated) Calibrated {
 	return c
 }
 
-// supportText says how solid a class's parameters are; nsrc is the number
-// of independent sources among the efficiency's datasets.
-func supportText(cp ClassParams, nsrc int) string {
-	bw := cp.bandwidthParam()
+// shmGen5 reports whether one of hops is an SHM hop over GPU links of
+// PCIe Gen5 x16 or faster, whose plateau the Gen5 host staging rate sets.
+func shmGen5(hops []Hop) bool {
+	for _, h := range hops {
+		if (h.Class == ClassSHM || h.Class == ClassSHMXSocket) && shmLink(h) >= Gen5LinkGBps {
+			return true
+		}
+	}
+	return false
+}
+
+// supportText says how solid a class's parameters are; bw is the
+// parameter that sets the cell's plateau and nsrc the number of
+// independent sources among its datasets.
+func supportText(cp ClassParams, bw Param, nsrc int) string {
 	n := len(bw.Datasets)
 	band := ""
 	if cp.Band.Points > 0 {

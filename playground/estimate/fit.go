@@ -195,7 +195,42 @@ func classIndex(c Class) int { return c.slowness() }
 // staging bandwidth of an SHM hop (GB/s).
 type paramSet struct {
 	eff, lam, rho, gamma [numClasses]float64
-	host                 float64
+	// host and host5 are the host staging rates (GB/s) of SHM hops over
+	// GPU links below and from PCIe Gen5 x16 (hostFor).
+	host, host5 float64
+}
+
+// Gen5LinkGBps is NCCL's bandwidth of a PCIe Gen5 x16 link (32 GT/s x 16
+// lanes, as NCCL's topology reads it): an SHM hop whose GPU links reach it
+// stages through host memory at the Gen5 rate (host_staging_gen5_GBps).
+const Gen5LinkGBps = 48
+
+// hostFor is the host staging rate of an SHM hop whose narrower GPU link
+// is link GB/s. The published SHM plateaus split by the PCIe generation of
+// the GPUs' links, not by their width or the GPU's link rate: Gen3 and
+// Gen4 hosts stage 2-6 GB/s of bus bandwidth whatever the GPU (RTX 2080
+// Ti, A40, A100 SXM, RTX 4090: 4.0, 4.0, 5.2, 2.2-3.9 GB/s), the Gen5
+// hosts 24-27 GB/s (DGX H100 with P2P disabled 24.3 GB/s, four RTX 5090 on
+// a Genoa host 27.3 GB/s). An SHM hop is the sender's PCIe writes into
+// host memory and the receiver's PCIe reads from it (src/transport/shm.cc);
+// what bounds the reads is the platform's host-memory read path, which the
+// topology does not describe, but the link generation tells the two groups
+// apart.
+func (ps *paramSet) hostFor(link float64) float64 {
+	if link >= Gen5LinkGBps {
+		return ps.host5
+	}
+	return ps.host
+}
+
+// shmLink is the GPU link (GB/s) an SHM hop crosses twice: the narrower
+// of the two GPUs' PCIe links, or the path's bandwidth where the topology
+// did not give them.
+func shmLink(h Hop) float64 {
+	if h.PCIeBw > 0 {
+		return h.PCIeBw
+	}
+	return h.PathBw
 }
 
 func (ps *paramSet) terms(c cell, rt *Routing, n int) terms {
@@ -275,11 +310,8 @@ func (ps *paramSet) hopBw(h Hop) float64 {
 		}
 		return ps.eff[classIndex(ClassPCIeXSocket)] * link
 	case ClassSHM, ClassSHMXSocket:
-		link := h.PCIeBw
-		if link <= 0 {
-			link = h.PathBw
-		}
-		b := math.Min(pcie*link, ps.host)
+		link := shmLink(h)
+		b := math.Min(pcie*link, ps.hostFor(link))
 		if h.Class == ClassSHMXSocket {
 			b = math.Min(b, ps.eff[classIndex(ClassSHMXSocket)]*h.PathBw)
 		}
@@ -452,10 +484,10 @@ func sourceWeights(sets []*prepared) []float64 {
 }
 
 // FitObjective describes the fit in words (written to the calibration).
-const FitObjective = "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (in the bandwidth fit every modelled system of a source weighs the same: preset, nodes, environment, fabric), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; pcie-xsocket: the highest plateau share of the GPU link among the datasets, a ceiling, its latency and ramp as fitted together with the fitted efficiency; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25 (nvlink and nvlink-direct): 25 GB/s per link against NCCL's 20-20.6; nvlink-direct with plateau rows from fewer than two sources takes the nvlink efficiency (the same links), not the bound; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits"
+const FitObjective = "minimise over the fitted datasets, each of its rows weighing the same, the soft-L1 loss (delta 0.1) of log(calibrated time / measured out-of-place time); every class fits its bandwidth parameter (efficiency on its physical bound; for shm the host staging rate in GB/s, one for GPU links below PCIe Gen5 x16 and one, fitted on its own, for Gen5 x16 links) on its plateau rows (>= 64 MiB) alone, then its latency factor and ramp (scale and gamma) on every row with the bandwidth held and every independent source weighing the same (in the bandwidth fit every modelled system of a source weighs the same: preset, nodes, environment, fabric), the two stages alternating three times, where its datasets have rows in that regime (latency: >= 3 rows <= 64 KiB; ramp: >= 3 rows in 1-256 MiB; bandwidth: a row >= 64 MiB); a class fits its bandwidth, latency factor and ramp only where at least two independent sources have rows in that regime, and otherwise keeps the physical bound (efficiency 1, host staging unbounded) and NCCL's own latency (factor 1) with no ramp beyond it; a bandwidth parameter without data falls back to its physical bound (efficiency 1, host staging unbounded; without single-socket SHM runs the host staging rate is fitted on the cross-socket ones with the inter-socket efficiency at 1); bounds: efficiency from 0.01 up to the raw link rate over NCCL's figure (network 1: NCCL's bandwidth is the line rate; pcie-xsocket: the highest plateau share of the GPU link among the datasets, a ceiling, its latency and ramp as fitted together with the fitted efficiency; PCIe 1.313: 128/130 encoding against NCCL's 1.5 GB/s per Gen4 lane; NVLink 1.25 (nvlink and nvlink-direct): 25 GB/s per link against NCCL's 20-20.6; nvlink-direct with plateau rows from fewer than two sources takes the nvlink efficiency (the same links), not the bound; shm-xsocket 4), host staging 0.05-200 GB/s, latency factor 0.25-20, ramp 1 KiB-256 MiB per rank, gamma 0.5-1; error bands: 5 and 95 % quantiles of the errors of leave-one-source-out fits"
 
 // Formula is the calibrated model in one line.
-const Formula = "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw; nvlink-direct, without an NVSwitch: eta_nvlink-direct*links*per-link bw times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; NVLS and NVLS Tree in one node: P = B(a,p), NCCL's NVLS bandwidth with its own NVLS efficiency; several nodes: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p), in one node a ring AllGather or ReduceScatter taking the AllReduce latency of its cell; k_p: protocol buffer / Simple buffer; never below the time of a smaller message"
+const Formula = "t = lambda*L(a,p) + Sbus/P / (1 - exp(-(Sbus/(rho*n_a*k_p))^gamma)), Sbus = size*busfactor, n_a = n for Ring and PAT, 1 for the other algorithms; one node: P = B(a,p)/G(a) * min over the graph's hops of the hop bandwidth (nvlink: eta_nvlink*links*per-link bw; nvlink-direct, without an NVSwitch: eta_nvlink-direct*links*per-link bw times the graph's channels over the channels on that pair; pcie: eta_pcie*narrowest PCIe link, across sockets the GPUs' own links; shm: min(eta_pcie*GPU PCIe link, host_staging, host_staging_gen5 where both GPUs of the hop have PCIe Gen5 x16 links); shm-xsocket: also eta_xsocket*inter-socket bw), G(a): NCCL's channels*per-channel bandwidth of the graph; NVLS and NVLS Tree in one node: P = B(a,p), NCCL's NVLS bandwidth with its own NVLS efficiency; several nodes: P = eta*B(a,p), eta per network class (net-rdma, net-host: RDMA through a CPU, net-tcp); L, B: NCCL's latency and bus bandwidth of the chosen cell (a,p), in one node a ring AllGather or ReduceScatter taking the AllReduce latency of its cell; k_p: protocol buffer / Simple buffer; never below the time of a smaller message"
 
 // Fit fits the calibration on the datasets marked fit and measures the
 // error bands on all of them. The result is deterministic.
@@ -538,12 +570,16 @@ type fitResult struct {
 	// nvlinkShared is set when direct NVLink took the link efficiency
 	// fitted through NVSwitches.
 	nvlinkShared bool
+	// host5 and host5Weak are the datasets whose SHM plateau rows run over
+	// PCIe Gen5 links (they set host5, not host): host5 when they come
+	// from at least MinShapeSources sources, host5Weak otherwise.
+	host5, host5Weak []string
 }
 
 // defaultParams is the parameter set of a fit that saw no data: NCCL's own
 // model (efficiency and latency factor 1) with the default ramp.
 func defaultParams() *paramSet {
-	ps := &paramSet{host: math.Inf(1)}
+	ps := &paramSet{host: math.Inf(1), host5: math.Inf(1)}
 	for i := range ps.eff {
 		ps.eff[i], ps.lam[i], ps.rho[i], ps.gamma[i] = 1, 1, 1<<20, 0.75
 	}
@@ -571,6 +607,28 @@ func fitParams(ctx context.Context, fitted []*prepared) (*fitResult, error) {
 				fr.sup[c].rho = append(fr.sup[c].rho, p.d.ID)
 			}
 		}
+	}
+	// SHM plateaus over Gen5 links set their own host staging rate
+	// (hostFor); they leave the shm class's bandwidth support, whose
+	// parameter is the rate of the older hosts, but keep supporting its
+	// latency factor and ramp.
+	gen5 := map[string]bool{}
+	for _, p := range fitted {
+		if p.shmOnGen5() {
+			gen5[p.d.ID] = true
+		}
+	}
+	var older []string
+	for _, id := range fr.sup[ClassSHM].eff {
+		if gen5[id] {
+			fr.host5 = append(fr.host5, id)
+		} else {
+			older = append(older, id)
+		}
+	}
+	fr.sup[ClassSHM].eff = older
+	if sourceCount(fr.host5, fr.sources) < MinShapeSources {
+		fr.host5Weak, fr.host5 = fr.host5, nil
 	}
 	// A latency factor or ramp is a property of the software and the
 	// platform's per-step costs, not of a bound the topology gives: one
@@ -642,11 +700,25 @@ func fitParams(ctx context.Context, fitted []*prepared) (*fitResult, error) {
 			ps.rho[ci], ps.gamma[ci] = baseRampBytes, baseRampGamma
 		}
 	}
+	// The Gen5 host staging rate is fitted before the shm class (whose
+	// latency factor and ramp the Gen5 runs also constrain) and again
+	// after it, with the class's final latency and ramp.
+	if len(fr.host5) > 0 {
+		ps.host5 = 24
+		if err := fitHost5(ctx, fitted, ps); err != nil {
+			return nil, err
+		}
+	}
 	for _, c := range Classes() {
 		if len(fr.sup[c].eff) == 0 {
 			continue
 		}
 		if _, err := fitClass(ctx, fitted, ps, c, len(fr.sup[c].lam) > 0, len(fr.sup[c].rho) > 0); err != nil {
+			return nil, err
+		}
+	}
+	if len(fr.host5) > 0 {
+		if err := fitHost5(ctx, fitted, ps); err != nil {
 			return nil, err
 		}
 	}
@@ -708,7 +780,7 @@ func assemble(fr *fitResult, all []*prepared) *Calibration {
 		cp := ClassParams{Class: c}
 		switch {
 		case c == ClassSHM:
-			cp.Efficiency = Param{Value: 1, Source: "structural", Datasets: []string{}, Note: "SHM has no efficiency of its own: an SHM hop sustains min(pcie efficiency x the narrower GPU PCIe link, host_staging_GBps)"}
+			cp.Efficiency = Param{Value: 1, Source: "structural", Datasets: []string{}, Note: "SHM has no efficiency of its own: an SHM hop sustains min(pcie efficiency x the narrower GPU PCIe link, host_staging_GBps), or host_staging_gen5_GBps where both GPUs have PCIe Gen5 x16 links"}
 			h := Param{Value: 0, Source: "default", Datasets: nonNil(sup.effWeak), Note: "no SHM run: host staging is not bounded, SHM hops run at the PCIe bound"}
 			if len(sup.effWeak) > 0 {
 				h.Note = weakNote("plateau", sup.effWeak, fr.sources) + "host staging is not bounded, SHM hops run at the PCIe bound"
@@ -721,6 +793,14 @@ func assemble(fr *fitResult, all []*prepared) *Calibration {
 				h = Param{Value: round4(ps.host), Source: "pooled", Datasets: xs, Note: "no single-socket SHM run: fitted on the cross-socket runs with the inter-socket efficiency at its bound 1; " + supportNote(xs, fr.sources)}
 			}
 			cp.HostStagingGBps = &h
+			h5 := Param{Value: 0, Source: "bound", Datasets: nonNil(fr.host5Weak), Note: "no SHM run over PCIe Gen5 links: host staging there is not bounded, such hops run at the PCIe bound"}
+			if len(fr.host5Weak) > 0 {
+				h5.Note = weakNote("Gen5 plateau", fr.host5Weak, fr.sources) + "host staging over Gen5 links is not bounded, such hops run at the PCIe bound"
+			}
+			if len(fr.host5) > 0 {
+				h5 = Param{Value: round4(ps.host5), Source: "fitted", Datasets: fr.host5, Note: supportNote(fr.host5, fr.sources) + hostBox.boundNote(ps.host5)}
+			}
+			cp.HostStagingGen5GBps = &h5
 		case c == ClassSHMXSocket && fr.hostPooled:
 			cp.Efficiency = Param{Value: 1, Source: "bound", Datasets: sup.eff, Note: "held at the physical bound: without a single-socket SHM run the cross-socket runs fit the host staging rate instead"}
 		case c == ClassNVLinkDirect && fr.nvlinkShared:
@@ -896,6 +976,74 @@ func fitBandwidth(ctx context.Context, fitted []*prepared, ps *paramSet, target,
 	return fitOn(ctx, fitted, ps, target, touch, false, false)
 }
 
+// fitHost5 fits the Gen5 host staging rate (hostFor) on the plateau rows
+// of the SHM datasets, the other parameters held: an SHM hop over an older
+// link does not depend on it, so only the Gen5 runs move the loss. It
+// scans the rate's range on a log grid and refines the best point.
+func fitHost5(ctx context.Context, fitted []*prepared, ps *paramSet) error {
+	var touching []*prepared
+	var buf [][]float64
+	for _, p := range fitted {
+		if p.shmOnGen5() {
+			touching = append(touching, p)
+			buf = append(buf, make([]float64, len(p.rows)))
+		}
+	}
+	if len(touching) == 0 {
+		return nil
+	}
+	wsys := systemWeights(touching)
+	onPlateau := func(p *prepared, r prow) bool { return p.onPlateau(r, ClassSHM) || p.onPlateau(r, ClassSHMXSocket) }
+	loss := func(v float64) float64 {
+		q := *ps
+		q.host5 = v
+		return objectiveOn(touching, &q, buf, wsys, onPlateau)
+	}
+	v, err := scanMinimize(ctx, loss, ps.host5, hostBox)
+	if err != nil {
+		return fmt.Errorf("host staging (Gen5): %w", err)
+	}
+	ps.host5 = v
+	return nil
+}
+
+// scanMinimize minimises the one-parameter loss over the range bb: it
+// starts at the best of start and a log-spaced scan of the range (above a
+// hop's other bounds the loss is flat in the parameter, and the simplex
+// could drift there instead of finding the minimum), then refines it.
+func scanMinimize(ctx context.Context, loss func(float64) float64, start float64, bb box) (float64, error) {
+	start = math.Min(math.Max(start, bb.lo), bb.hi)
+	best := loss(start)
+	for k := 0; k <= 48; k++ {
+		v := bb.lo * math.Pow(bb.hi/bb.lo, float64(k)/48)
+		if l := loss(v); l < best {
+			start, best = v, l
+		}
+	}
+	xb, _, err := minimize(ctx, func(x []float64) float64 { return loss(bb.of(x[0])) }, []float64{bb.inv(start)}, 0.5, 1e-12, 2000)
+	if err != nil {
+		return 0, err
+	}
+	if v := bb.of(xb[0]); loss(v) <= best {
+		start = v
+	}
+	return start, nil
+}
+
+// shmOnGen5 reports whether the dataset has SHM plateau rows whose hops
+// run over GPU links of PCIe Gen5 x16 or faster (hostFor).
+func (p *prepared) shmOnGen5() bool {
+	for _, r := range p.rows {
+		if !p.onPlateau(r, ClassSHM) && !p.onPlateau(r, ClassSHMXSocket) {
+			continue
+		}
+		if shmGen5(p.route.Hops[r.c.a]) {
+			return true
+		}
+	}
+	return false
+}
+
 // bwVar is how the optimiser sees a class's bandwidth parameter: the host
 // staging rate for shm, the efficiency otherwise.
 func bwVar(c Class) (get func(*paramSet) float64, set func(*paramSet, float64), b box) {
@@ -933,25 +1081,11 @@ func fitOn(ctx context.Context, fitted []*prepared, ps *paramSet, c, touch Class
 			set(&q, v)
 			return objectiveOn(touching, &q, buf, wsys, onPlateau)
 		}
-		// Start at the best of a log-spaced scan of the range: above a
-		// hop's other bounds the loss is flat in the parameter, and the
-		// simplex could drift there instead of finding the minimum.
-		start := math.Min(math.Max(get(ps), bb.lo), bb.hi)
-		best := fb(start)
-		for k := 0; k <= 48; k++ {
-			v := bb.lo * math.Pow(bb.hi/bb.lo, float64(k)/48)
-			if l := fb(v); l < best {
-				start, best = v, l
-			}
-		}
-		xb, _, err := minimize(ctx, func(x []float64) float64 { return fb(bb.of(x[0])) }, []float64{bb.inv(start)}, 0.5, 1e-12, 2000)
+		v, err := scanMinimize(ctx, fb, get(ps), bb)
 		if err != nil {
 			return err
 		}
-		if v := bb.of(xb[0]); fb(v) <= best {
-			start = v
-		}
-		set(ps, start)
+		set(ps, v)
 		return nil
 	}
 	full := func(q *paramSet) float64 { return objective(touching, q, buf, w) }
@@ -1002,7 +1136,8 @@ func fitOn(ctx context.Context, fitted []*prepared, ps *paramSet, c, touch Class
 
 // paramSetOf copies a calibration into the fit's parameter arrays.
 func paramSetOf(cal *Calibration) *paramSet {
-	ps := &paramSet{host: math.Inf(1)}
+	ps := &paramSet{host: math.Inf(1), host5: math.Inf(1)}
+	gen5Given := false
 	for _, cp := range cal.Classes {
 		i := classIndex(cp.Class)
 		if i < 0 {
@@ -1012,6 +1147,17 @@ func paramSetOf(cal *Calibration) *paramSet {
 		if h := cp.HostStagingGBps; h != nil && h.Value > 0 {
 			ps.host = h.Value
 		}
+		if h := cp.HostStagingGen5GBps; h != nil {
+			gen5Given = true
+			if h.Value > 0 {
+				ps.host5 = h.Value
+			}
+		}
+	}
+	// A calibration written before the Gen5 rate existed staged every SHM
+	// hop at one rate.
+	if !gen5Given {
+		ps.host5 = ps.host
 	}
 	return ps
 }

@@ -240,6 +240,12 @@ func TestStripLauncher(t *testing.T) {
 		"host:1:2 [0] NCCL INFO x":                             "host:1:2 [0] NCCL INFO x",
 		"  \t indented":                                        "indented",
 		"1048576  262144  float  sum  -1  104.9  10.00  15.00": "1048576  262144  float  sum  -1  104.9  10.00  15.00",
+		// Open MPI tags each write; nccl-tests writes a row in three parts
+		// (KeitaW/p5-nccl-test-2024-07-19, nccl-test-output-v2.22.3-1.log).
+		"[1,0]<stdout>:   8   2   float   sum   -1[1,0]<stdout>:    85.70    0.00    0.00      0[1,0]<stdout>:    74.97    0.00    0.00      0": "8   2   float   sum   -1     85.70    0.00    0.00      0     74.97    0.00    0.00      0",
+		// Only the tag found at the start is removed elsewhere on the line.
+		"[1,0]<stdout>:x [1,1]<stdout>: y": "x [1,1]<stdout>: y",
+		"[job,3]:x [job,3]:y":              "x [job,3]:y",
 	}
 	for in, want := range cases {
 		if got := stripLauncher(in); got != want {

@@ -10,20 +10,37 @@ import "strings"
 // surrounding blanks. Text that only looks similar ("[root@host ~]# ...",
 // "[0] NCCL INFO") is left alone: a bracket group is a prefix only when a
 // ':' (after an optional <stream> tag) follows the groups directly.
+//
+// Open MPI tags every write of a process, and nccl-tests prints a row in
+// several writes (size and count, then the out-of-place block, then the
+// in-place one), so a tagged row can carry the same tag again mid-line:
+// "[1,0]<stdout>:  8  2  float  sum  -1[1,0]<stdout>:  85.70 ...". The tag
+// removed at the start of the line is therefore removed wherever else it
+// occurs on that line, when it names an output stream (a bare "[..]:"
+// group is too common in ordinary text to be dropped mid-line).
 func stripLauncher(s string) string {
 	s = strings.TrimSpace(s)
+	var streamTags []string
 	for range 4 {
 		t := s
 		if n := ctimeLen(t); n > 0 {
 			t = strings.TrimLeft(t[n:], " ")
 		}
-		t = stripTagGroups(t)
-		t = stripSrunLabel(t)
+		u := stripTagGroups(t)
+		if u != t && strings.Contains(t[:len(t)-len(u)], ">:") {
+			streamTags = append(streamTags, t[:len(t)-len(u)])
+		}
+		t = stripSrunLabel(u)
 		t = strings.TrimSpace(t)
 		if t == s {
 			break
 		}
 		s = t
+	}
+	for _, tag := range streamTags {
+		if strings.Contains(s, tag) {
+			s = strings.TrimSpace(strings.ReplaceAll(s, tag, " "))
+		}
 	}
 	return s
 }
