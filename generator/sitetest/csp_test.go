@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -77,5 +78,34 @@ func TestEveryPageHasCSP(t *testing.T) {
 	}
 	if pages < 20 {
 		t.Fatalf("only %d HTML pages found under %s", pages, rootSite.Public)
+	}
+}
+
+// TestInlineQueryCutMatchesMaxQuery: the head's inline script (csp.html)
+// cuts a link's query at the same number of characters as linkquery.js's
+// MAX_QUERY, which the pages read; were they to differ, a page would read
+// a query the document's URL no longer holds, or report a cut that did
+// not happen.
+func TestInlineQueryCutMatchesMaxQuery(t *testing.T) {
+	js, err := os.ReadFile(filepath.Join(repoRoot, "site", "assets", "js", "linkquery.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`MAX_QUERY = (\d+) \* 1024;`).FindSubmatch(js)
+	if m == nil {
+		t.Fatal("linkquery.js: no MAX_QUERY = N * 1024")
+	}
+	kib, _ := strconv.Atoi(string(m[1]))
+	csp, err := os.ReadFile(filepath.Join(repoRoot, "site", "layouts", "_partials", "csp.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := regexp.MustCompile(`s\.length>(\d+)&&\(window\.__queryCut=s\.length,s=s\.slice\(0,(\d+)\)`).FindSubmatch(csp)
+	if cut == nil {
+		t.Fatal("csp.html: the inline script does not cut the query")
+	}
+	want := strconv.Itoa(kib * 1024)
+	if string(cut[1]) != want || string(cut[2]) != want {
+		t.Errorf("csp.html cuts a query over %s at %s characters; MAX_QUERY is %s", cut[1], cut[2], want)
 	}
 }

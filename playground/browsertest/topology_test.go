@@ -340,6 +340,23 @@ func TestLinkParams(t *testing.T) {
 	if got := eval[string](b, note); got != "" {
 		t.Errorf("the note stays after an input changed: %q", got)
 	}
+	// A query of 40,000 characters, over linkquery.js's MAX_QUERY (32 KiB):
+	// the head's inline script (csp.html) cuts the document's URL to its
+	// first whole parameters before the body is parsed (the page then writes
+	// its own state into it), and the note still
+	// says how long the link's query was (40,001 with its '?': 39 KiB).
+	long := "nodes=2&" + strings.Repeat("x", 40000-len("nodes=2&"))
+	b.open("playground/topology/?" + long)
+	cut := eval[map[string]any](b, `({search: location.search, nodes: document.querySelector('[name=nodes]').value, cutAt: window.__queryCut || 0})`)
+	if cut["cutAt"] != float64(40001) {
+		t.Errorf("a 40,000-character query: window.__queryCut is %v, want 40001 (the inline script did not cut the URL)", cut["cutAt"])
+	}
+	if q := cut["search"].(string); len(q) > 100 || !strings.Contains(q, "nodes=2") || cut["nodes"] != "2" {
+		t.Errorf("a 40,000-character query: the URL's query is %.60q (%d characters) and nodes %v; want the cut query with nodes=2, read", q, len(q), cut["nodes"])
+	}
+	if got := eval[string](b, note); !strings.Contains(got, "past its first 32 KiB (it is 39 KiB)") {
+		t.Errorf("a 40,000-character query: note %q does not say it was cut", got)
+	}
 	// A GPU alias, as ncclsim step --gpu takes it (data/gpus.csv: RTX-4090's
 	// aliases include rtx4090), selects the GPU and is not named.
 	b.open("playground/step/?gpu=rtx4090")

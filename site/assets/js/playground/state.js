@@ -13,7 +13,10 @@ export { MAX_QUERY };
 
 // queryCut returns the length of the link's query when it is over
 // MAX_QUERY (readState then read only its first parameters), else 0.
+// The page's inline head script (csp.html) has already cut such a query
+// in the document's URL and left its length in window.__queryCut.
 export function queryCut() {
+  if (window.__queryCut) return window.__queryCut;
   return window.location.search.length > MAX_QUERY ? window.location.search.length : 0;
 }
 
