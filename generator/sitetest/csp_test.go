@@ -100,7 +100,7 @@ func TestInlineQueryCutMatchesMaxQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cut := regexp.MustCompile(`s\.length>(\d+)&&\(window\.__queryCut=s\.length,s=s\.slice\(0,(\d+)\)`).FindSubmatch(csp)
+	cut := regexp.MustCompile(`s\.length>(\d+)&&\(window\.__queryCut=s\.length,history\.replaceState\(history\.state,"",location\.pathname\+s\.slice\(0,(\d+)\)`).FindSubmatch(csp)
 	if cut == nil {
 		t.Fatal("csp.html: the inline script does not cut the query")
 	}

@@ -341,10 +341,10 @@ func TestLinkParams(t *testing.T) {
 		t.Errorf("the note stays after an input changed: %q", got)
 	}
 	// A query of 40,000 characters, over linkquery.js's MAX_QUERY (32 KiB):
-	// the head's inline script (csp.html) cuts the document's URL to its
-	// first whole parameters before the body is parsed (the page then writes
-	// its own state into it), and the note still
-	// says how long the link's query was (40,001 with its '?': 39 KiB).
+	// the head's inline script (csp.html) cuts the document's URL to that
+	// many characters before the body is parsed, state.js reads whole
+	// parameters of it (the page then writes its own state into the URL),
+	// and the note still says how long the link's query was (40,001 with its '?': 39 KiB).
 	long := "nodes=2&" + strings.Repeat("x", 40000-len("nodes=2&"))
 	b.open("playground/topology/?" + long)
 	cut := eval[map[string]any](b, `({search: location.search, nodes: document.querySelector('[name=nodes]').value, cutAt: window.__queryCut || 0})`)
