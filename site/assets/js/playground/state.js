@@ -11,13 +11,13 @@ export const MAX_LINK_XML = 24 * 1024; // encoded characters
 // queryCut says what was left unread.
 export { MAX_QUERY };
 
-// queryCut returns the length of the link's query when it is over
-// MAX_QUERY (readState then read only its first parameters), else 0.
-// The page's inline head script (csp.html) has already cut such a query
-// in the document's URL and left its length in window.__queryCut.
+// queryCut returns the length of the link's query when it was over
+// MAX_QUERY, else 0. The page's inline head script (csp.html) cut such a
+// query to MAX_QUERY characters in the document's URL before the page was
+// parsed and left its length in window.__queryCut; readState reads the
+// whole parameters of what is left.
 export function queryCut() {
-  if (window.__queryCut) return window.__queryCut;
-  return window.location.search.length > MAX_QUERY ? window.location.search.length : 0;
+  return window.__queryCut || 0;
 }
 
 export function readState() {
