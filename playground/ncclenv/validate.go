@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Severity ranks a Problem.
@@ -76,7 +77,8 @@ const MaxShownName = 80
 // ShowName returns a variable name as a message may print it: a name of
 // letters, digits and underscores (every name NCCL reads) as it is; any
 // other (a control sequence, a space, a megabyte of text) quoted with Go's
-// escapes and cut to MaxShownName bytes, so that no terminal obeys it.
+// escapes and cut to at most MaxShownName bytes, on a rune boundary, so
+// that no terminal obeys it.
 func ShowName(name string) string {
 	plain := len(name) <= MaxShownName
 	for i := 0; plain && i < len(name); i++ {
@@ -89,7 +91,11 @@ func ShowName(name string) string {
 	if len(name) <= MaxShownName {
 		return strconv.Quote(name)
 	}
-	return strconv.Quote(name[:MaxShownName]) + "… (" + strconv.Itoa(len(name)) + " bytes)"
+	cut := MaxShownName
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return strconv.Quote(name[:cut]) + "… (" + strconv.Itoa(len(name)) + " bytes)"
 }
 
 // HasErrors reports whether any problem is an Error.

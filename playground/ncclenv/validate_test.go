@@ -2,6 +2,7 @@ package ncclenv
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -241,6 +242,27 @@ func TestMaxChannelsClamped(t *testing.T) {
 		}
 		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
 			t.Errorf("NCCL_MAX_NCHANNELS=%s: problems %q, want %q", tt.val, got, tt.want)
+		}
+	}
+}
+
+// TestShowName checks how a name is echoed: a plain name as it is, any
+// other quoted, and a long one cut to at most MaxShownName bytes on a rune
+// boundary with its full length.
+func TestShowName(t *testing.T) {
+	long := strings.Repeat("A", MaxShownName+20)
+	// MaxShownName-1 ASCII bytes, then "é" (2 bytes) straddling the cap.
+	straddle := strings.Repeat("a", MaxShownName-1) + "é" + "tail"
+	tests := []struct{ in, want string }{
+		{"NCCL_IB_HCA", "NCCL_IB_HCA"},
+		{"NCCL IB", `"NCCL IB"`},
+		{"\x1b]0;title\a", `"\x1b]0;title\a"`},
+		{long, strconv.Quote(long[:MaxShownName]) + "… (" + strconv.Itoa(len(long)) + " bytes)"},
+		{straddle, strconv.Quote(straddle[:MaxShownName-1]) + "… (" + strconv.Itoa(len(straddle)) + " bytes)"},
+	}
+	for _, tt := range tests {
+		if got := ShowName(tt.in); got != tt.want {
+			t.Errorf("ShowName(%q) = %s, want %s", tt.in, got, tt.want)
 		}
 	}
 }

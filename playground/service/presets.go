@@ -2,6 +2,7 @@ package service
 
 import (
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/distributed-nav/distributed-nav/playground/presets"
 )
@@ -60,12 +61,18 @@ func (s *Service) PresetXML(name string) (string, error) {
 // maxEchoed is how many bytes of an unknown name a message repeats.
 const maxEchoed = 80
 
-// clipInput cuts a name taken from the input to maxEchoed bytes for a
-// message (which quotes it with Go's escapes, so that no control sequence
-// of it reaches a terminal or the page): a link can carry a megabyte.
+// clipInput cuts a name taken from the input to at most maxEchoed bytes
+// for a message (which quotes it with Go's escapes, so that no control
+// sequence of it reaches a terminal or the page): a link can carry a
+// megabyte. The cut falls on a rune boundary, so that a name in another
+// script is not shown with a broken last character as a \x escape.
 func clipInput(s string) string {
 	if len(s) <= maxEchoed {
 		return s
 	}
-	return s[:maxEchoed] + "… (" + strconv.Itoa(len(s)) + " bytes)"
+	cut := maxEchoed
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "… (" + strconv.Itoa(len(s)) + " bytes)"
 }
