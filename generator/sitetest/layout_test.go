@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/distributed-nav/distributed-nav/generator/sitetest/headless"
 )
 
@@ -330,5 +331,87 @@ func TestEnvTargetAndMenu(t *testing.T) {
 	}
 	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestOffscreenBlocksWait checks the layout saving of main.css ("Layout
+// cost of a long page"): on the A-Z index at a laptop's size the first
+// list is rendered and the last one, many screens below, is skipped
+// until it comes near the window; it is rendered after scrolling to it;
+// a fragment link to a letter far down lands with its heading on the
+// screen; and the clip margin that paint containment brings is at least
+// a focused link's outline width plus its offset (3px and 2px, the
+// :focus-visible rule), so that no focus ring is cut.
+func TestOffscreenBlocksWait(t *testing.T) {
+	needSite(t)
+	ctx, srv := servedBrowser(t, nil, 5*time.Minute)
+	if err := setViewport(ctx, viewport{"desktop", 1280, 800, false}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+subPath+"az/"), chromedp.Sleep(300*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	const probe = `(() => {
+		const lists = document.querySelectorAll('article > ul');
+		const first = lists[0], last = lists[lists.length - 1];
+		// An element inside a skipped box is what checkVisibility reports
+		// on (the box itself is not skipped, its contents are).
+		const seen = (el) => el.firstElementChild.checkVisibility({contentVisibilityAuto: true});
+		const link = first.querySelector('a');
+		link.focus(); // after a key press, so :focus-visible matches
+		const o = getComputedStyle(link);
+		const out = {lists: lists.length, first: seen(first), lastBefore: seen(last),
+			clip: parseFloat(getComputedStyle(first).overflowClipMargin) || 0,
+			ring: (parseFloat(o.outlineWidth) || 0) + (parseFloat(o.outlineOffset) || 0), outline: o.outlineStyle};
+		last.scrollIntoView();
+		return JSON.stringify(out);
+	})()`
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](probe))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Lists             int
+		First, LastBefore bool
+		Clip, Ring        float64
+		Outline           string
+	}
+	if err := json.Unmarshal([]byte(raw), &p); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	if p.Lists < 10 {
+		t.Fatalf("the A-Z index has %d lists; the check needs a page many screens long", p.Lists)
+	}
+	if !p.First || p.LastBefore {
+		t.Errorf("at load the first list is rendered: %t (want true), the last of %d: %t (want false, skipped off screen)", p.First, p.Lists, p.LastBefore)
+	}
+	if p.Outline == "none" || p.Ring <= 0 {
+		t.Errorf("a focused link shows no outline (%s, %.1f px)", p.Outline, p.Ring)
+	}
+	if p.Clip < p.Ring {
+		t.Errorf("the lists' clip margin is %.1f px, less than a focused link's outline and offset (%.1f px): the ring is cut", p.Clip, p.Ring)
+	}
+	// After the scroll (the next frames render what came into view).
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => { const l = document.querySelectorAll('article > ul'); return l[l.length - 1].firstElementChild.checkVisibility({contentVisibilityAuto: true}); })()`,
+		chromedp.WithPollingTimeout(5*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		t.Errorf("the last list is still skipped after scrolling to it: %v", err)
+	}
+	// A fragment link to the last letter but one: its heading is on screen.
+	hs, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const h = document.querySelectorAll('article > h2'); return h[h.length - 2].id; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(srv.URL+subPath+"az/#"+hs), chromedp.Sleep(500*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	top, err := chromedp.Run(ctx, chromedp.Evaluate[float64](fmt.Sprintf(`document.getElementById(%q).getBoundingClientRect().top`, hs)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top < -1 || top > 800/2 {
+		t.Errorf("after opening az/#%s its heading is at %.0f px, not in the upper half of the 800 px window", hs, top)
 	}
 }
