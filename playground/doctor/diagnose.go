@@ -346,10 +346,10 @@ func (d *diagnoser) noGDR() (Diagnosis, bool) {
 	}
 	if hca := s.gdrNoModule; !hca.Empty() && gdr == 0 {
 		ev.add(hca.Lines...)
-		expl := fmt.Sprintf("%d line(s) say GPUDirect RDMA is disabled for a whole HCA: the NIC cannot reach GPU memory, so network transfers are staged through host memory. That needs a peer-memory module (nvidia-peermem, formerly nv_peer_mem) or DMA-BUF. NCCL up to 2.22 looks only for nv_peer_mem (/sys/kernel/mm/memory_peers/nv_mem/version); 2.23 also recognises nvidia-peermem (/sys/module/nvidia_peermem/version), so after an upgrade that swaps the modules an older NCCL disables it although nvidia-peermem is loaded.", hca.Count)
+		expl := fmt.Sprintf("%d line(s) say GPUDirect RDMA is disabled for a whole HCA: the NIC cannot reach GPU memory, so network transfers are staged through host memory. That needs a peer-memory module (nvidia-peermem, formerly nv_peer_mem) or DMA-BUF. NCCL up to 2.22 looks only for nv_peer_mem (/sys/kernel/mm/memory_peers/nv_mem/version); 2.23 also recognises nvidia-peermem (/sys/module/nvidia_peermem/version), so after an upgrade that swaps the modules an older NCCL disables it although nvidia-peermem is loaded. Up to 2.22 every path NCCL checks is under /sys/kernel/mm/memory_peers, which only a module that registered with MLNX_OFED's peer-memory interface creates: with the directory missing (a driver or MLNX_OFED not built for the running kernel) GDR stays off although lsmod lists the module, unless the kernel offers DMA-BUF.", hca.Count)
 		return Diagnosis{ID: "no-gdrdma", Severity: Warning, Title: "Network transfers without GPUDirect RDMA",
 			Links: links(linkNIC, linkGPUNIC, envLink("NCCL_NET_GDR_LEVEL"), envLink("NCCL_DMABUF_ENABLE")), Evidence: ev.list(),
-			Explanation: expl + " Fix: `sudo modprobe nvidia-peermem` on every node (and at boot); if it is loaded, NCCL 2.23 or later, or DMA-BUF (NCCL_DMABUF_ENABLE=1). Check: `lsmod | grep -e nvidia_peermem -e nv_peer_mem` and the NCCL version line; NET connection lines then end in /GDRDMA.",
+			Explanation: expl + " Fix: `sudo modprobe nvidia-peermem` on every node (and at boot); if it is loaded, NCCL 2.23 or later, or DMA-BUF (NCCL_DMABUF_ENABLE=1); if it loads without registering, reinstall the driver after MLNX_OFED for the running kernel, or run a kernel both support. Check: `lsmod | grep -e nvidia_peermem -e nv_peer_mem`, `ls /sys/kernel/mm/memory_peers`, `dmesg | grep -i peermem` and the NCCL version line; NET connection lines then end in /GDRDMA.",
 		}, true
 	}
 	if rdma == 0 || gdr > 0 {
