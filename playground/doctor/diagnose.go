@@ -566,8 +566,9 @@ func (d *diagnoser) collectiveTimeout() (Diagnosis, bool) {
 
 // firstCollective explains a timeout of a process group's first
 // collective (SeqNum 0 or 1): nothing had run on the group yet, so the
-// ranks reached it at different times or one never did. It returns "" when
-// no such timeout is in the log.
+// ranks reached it at different times or one never did. Failing that, a
+// later one-element all-reduce reads as a barrier that one rank's solitary
+// work outlasted. It returns "" when the log has neither.
 func firstCollective(ts []Timeout) string {
 	for _, t := range ts {
 		if t.SeqNum < 0 || t.SeqNum > 1 {
@@ -580,6 +581,11 @@ func firstCollective(ts []Timeout) string {
 			msg += " A one-element all-reduce first is what dist.barrier() issues, on the GPU PyTorch infers when the process named none; if every rank reached it, they ran it on the wrong GPUs: call torch.cuda.set_device(local_rank) before the barrier, or pass init_process_group(device_id=...) or dist.barrier(device_ids=[local_rank])."
 		}
 		return msg
+	}
+	for _, t := range ts {
+		if t.OpType == "ALLREDUCE" && t.numelIn == 1 && t.numelOut == 1 {
+			return " The collective is a one-element all-reduce, what dist.barrier() issues (Hugging Face's main_process_first and accelerate's wait_for_everyone are barriers): the other ranks waited there while one rank, usually rank 0, worked alone for longer than the timeout (tokenising or caching a dataset, clustering, downloading, saving). If that work is legitimate, raise the group's timeout (init_process_group(timeout=...), --ddp_timeout of Hugging Face's TrainingArguments, accelerate's InitProcessGroupKwargs(timeout=...)) or run it once beforehand and load its result."
+		}
 	}
 	return ""
 }
