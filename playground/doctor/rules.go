@@ -57,7 +57,7 @@ var unproven = map[string]bool{
 	"nccl-version-mismatch": true, "timeout-desync": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
 	"few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
-	"kernel-launch-refused": true, "graph-capture-unsupported": true, "worker-signal": true, "store-uniqueid-timeout": true,
+	"kernel-launch-refused": true, "graph-capture-unsupported": true, "worker-signal": true,
 }
 
 // unprovenNote is appended to the explanation of an unproven diagnosis.
