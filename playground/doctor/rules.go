@@ -83,12 +83,15 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "gpu-arch-not-built", Title: "NCCL or PyTorch has no GPU code for this GPU's architecture", Severity: Error,
-		Any: []string{"invalid device function", "no kernel image is available for execution on the device", "cudaErrorNoKernelImageForDevice", "cudaErrorInvalidDeviceFunction",
+		// "named symbol not found" (cudaErrorSymbolNotFound): NCCL's queries
+		// of its own kernels' attributes at init (enqueue.cc) find no code
+		// for the device.
+		Any: []string{"invalid device function", "no kernel image is available for execution on the device", "cudaErrorNoKernelImageForDevice", "cudaErrorInvalidDeviceFunction", "named symbol not found",
 			// PyTorch's own checks at CUDA start (torch/cuda/__init__.py,
 			// _check_cubins and _check_capability).
 			"is not compatible with the current PyTorch installation", "The current PyTorch install supports CUDA capabilities",
 			"PyTorch no longer supports this GPU because it is too old"},
-		Explanation: "A CUDA kernel could not be launched because the library holds no code for the GPU's compute capability: CUDA answers \"invalid device function\" or \"no kernel image is available\". Either the GPU is older than the architectures the NCCL/PyTorch build still targets (Kepler sm_35/sm_37 left the prebuilt wheels with CUDA 11, Maxwell and Pascal leave later ones), or it is newer than the build (Blackwell sm_100/sm_120 before CUDA 12.8 builds and NCCL 2.26).",
+		Explanation: "A CUDA kernel could not be launched because the library holds no code for the GPU's compute capability: CUDA answers \"invalid device function\", \"no kernel image is available\" or, when NCCL looks up its kernels at init, \"named symbol not found\" (an NCCL built with an NVCC_GENCODE that leaves this GPU out). Either the GPU is older than the architectures the NCCL/PyTorch build still targets (Kepler sm_35/sm_37 left the prebuilt wheels with CUDA 11, Maxwell and Pascal leave later ones), or it is newer than the build (Blackwell sm_100/sm_120 before CUDA 12.8 builds and NCCL 2.26).",
 		Fix:         "Use a build compiled for this compute capability: for an old GPU an older PyTorch/NCCL release that still ships its architecture, or build NCCL from source with NVCC_GENCODE=\"-gencode=arch=compute_35,code=sm_35\" (your GPU's value); for a new GPU a newer release (Blackwell, sm_100/sm_120, needs a CUDA 12.8 build: PyTorch 2.7 or later from https://download.pytorch.org/whl/cu128, and NCCL 2.26 or later).",
 		Check:       "`python -c \"import torch; print(torch.cuda.get_device_capability(), torch.cuda.get_arch_list(), torch.cuda.nccl.version())\"`: the capability must be in the arch list; `cuobjdump --list-elf libnccl.so.2` lists the architectures NCCL was built for.",
 		Links:       []Link{linkVersions, linkTroubleshoot},
