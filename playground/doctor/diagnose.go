@@ -346,10 +346,10 @@ func (d *diagnoser) noGDR() (Diagnosis, bool) {
 	}
 	if hca := s.gdrNoModule; !hca.Empty() && gdr == 0 {
 		ev.add(hca.Lines...)
-		expl := fmt.Sprintf("%d line(s) say GPUDirect RDMA is disabled for a whole HCA: the NIC cannot reach GPU memory, so network transfers are staged through host memory. That needs a peer-memory module (nvidia-peermem, formerly nv_peer_mem) or DMA-BUF. NCCL up to 2.22 looks only for nv_peer_mem (/sys/kernel/mm/memory_peers/nv_mem/version); 2.23 also recognises nvidia-peermem (/sys/module/nvidia_peermem/version), so after an upgrade that swaps the modules an older NCCL disables it although nvidia-peermem is loaded.", hca.Count)
+		expl := fmt.Sprintf("%d line(s) say GPUDirect RDMA is disabled for a whole HCA: the NIC cannot reach GPU memory, so network transfers are staged through host memory. That needs a peer-memory module (nvidia-peermem, formerly nv_peer_mem) or DMA-BUF. NCCL up to 2.22 looks only for nv_peer_mem (/sys/kernel/mm/memory_peers/nv_mem/version); 2.23 also recognises nvidia-peermem (/sys/module/nvidia_peermem/version), so after an upgrade that swaps the modules an older NCCL disables it although nvidia-peermem is loaded. Up to 2.22 every path NCCL checks is under /sys/kernel/mm/memory_peers, which only a module that registered with MLNX_OFED's peer-memory interface creates: with the directory missing (a driver or MLNX_OFED not built for the running kernel) GDR stays off although lsmod lists the module, unless the kernel offers DMA-BUF.", hca.Count)
 		return Diagnosis{ID: "no-gdrdma", Severity: Warning, Title: "Network transfers without GPUDirect RDMA",
 			Links: links(linkNIC, linkGPUNIC, envLink("NCCL_NET_GDR_LEVEL"), envLink("NCCL_DMABUF_ENABLE")), Evidence: ev.list(),
-			Explanation: expl + " Fix: `sudo modprobe nvidia-peermem` on every node (and at boot); if it is loaded, NCCL 2.23 or later, or DMA-BUF (NCCL_DMABUF_ENABLE=1). Check: `lsmod | grep -e nvidia_peermem -e nv_peer_mem` and the NCCL version line; NET connection lines then end in /GDRDMA.",
+			Explanation: expl + " Fix: `sudo modprobe nvidia-peermem` on every node (and at boot); if it is loaded, NCCL 2.23 or later, or DMA-BUF (NCCL_DMABUF_ENABLE=1); if it loads without registering, reinstall the driver after MLNX_OFED for the running kernel, or run a kernel both support. Check: `lsmod | grep -e nvidia_peermem -e nv_peer_mem`, `ls /sys/kernel/mm/memory_peers`, `dmesg | grep -i peermem` and the NCCL version line; NET connection lines then end in /GDRDMA.",
 		}, true
 	}
 	if rdma == 0 || gdr > 0 {
@@ -566,8 +566,9 @@ func (d *diagnoser) collectiveTimeout() (Diagnosis, bool) {
 
 // firstCollective explains a timeout of a process group's first
 // collective (SeqNum 0 or 1): nothing had run on the group yet, so the
-// ranks reached it at different times or one never did. It returns "" when
-// no such timeout is in the log.
+// ranks reached it at different times or one never did. Failing that, a
+// later one-element all-reduce reads as a barrier that one rank's solitary
+// work outlasted. It returns "" when the log has neither.
 func firstCollective(ts []Timeout) string {
 	for _, t := range ts {
 		if t.SeqNum < 0 || t.SeqNum > 1 {
@@ -580,6 +581,11 @@ func firstCollective(ts []Timeout) string {
 			msg += " A one-element all-reduce first is what dist.barrier() issues, on the GPU PyTorch infers when the process named none; if every rank reached it, they ran it on the wrong GPUs: call torch.cuda.set_device(local_rank) before the barrier, or pass init_process_group(device_id=...) or dist.barrier(device_ids=[local_rank])."
 		}
 		return msg
+	}
+	for _, t := range ts {
+		if t.OpType == "ALLREDUCE" && t.numelIn == 1 && t.numelOut == 1 {
+			return " The collective is a one-element all-reduce, what dist.barrier() issues (Hugging Face's main_process_first and accelerate's wait_for_everyone are barriers): the other ranks waited there while one rank, usually rank 0, worked alone for longer than the timeout (tokenising or caching a dataset, clustering, downloading, saving). If that work is legitimate, raise the group's timeout (init_process_group(timeout=...), --ddp_timeout of Hugging Face's TrainingArguments, accelerate's InitProcessGroupKwargs(timeout=...)) or run it once beforehand and load its result."
+		}
 	}
 	return ""
 }

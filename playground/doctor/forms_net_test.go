@@ -413,3 +413,23 @@ func TestConnectTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestShmPeerAccess: a 217 from transport/shm.cc (the SHM transport's cuMem
+// host buffers, nccl#1838) names those buffers; one from the P2P transport
+// does not.
+func TestShmPeerAccess(t *testing.T) {
+	const msg = " NCCL WARN Cuda failure 217 'peer access is not supported between these two devices'\n"
+	for _, c := range []struct {
+		file string
+		shm  bool
+	}{{"transport/shm.cc:590", true}, {"transport/p2p.cc:303", false}} {
+		ds := Diagnose(parseString(t, "h1:1:2 [0] "+c.file+msg), ncclenv.Env{})
+		d := find(ds, "p2p-access-unsupported")
+		if d.ID == "" {
+			t.Fatalf("%s: p2p-access-unsupported did not fire: %v", c.file, ids(ds))
+		}
+		if got := strings.Contains(d.Explanation, "cuMem host memory"); got != c.shm {
+			t.Errorf("%s: names the cuMem host buffers = %v: %s", c.file, got, d.Explanation)
+		}
+	}
+}

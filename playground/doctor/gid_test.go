@@ -73,23 +73,28 @@ func TestGIDTables(t *testing.T) {
 
 // The watchdog's work line quoted without its head, on one line or with
 // "ran for" on the next, and the reading of a one-element all-reduce as
-// the first collective (PyTorch's barrier). The first case is the excerpt
-// of yiqiao-yin/deepspeed-course#17.
+// the first collective (PyTorch's barrier), or as a later barrier that one
+// rank's solitary work outlasted (the timeout to raise). The first case is
+// the excerpt of yiqiao-yin/deepspeed-course#17.
 func TestWorkLineTimeouts(t *testing.T) {
 	const barrierHint = "call torch.cuda.set_device(local_rank) before the barrier"
+	const laterHint = "--ddp_timeout of Hugging Face's TrainingArguments"
 	cases := []struct {
 		name, log   string
 		seq, numel  int64
 		timeouts    int
 		barrierText bool
+		laterText   bool
 	}{
-		{"wrapped", "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000)\n  ran for 721595 milliseconds before timing out\n", 1, 1, 1, true},
-		{"one line", "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 721595 milliseconds before timing out\n", 1, 1, 1, true},
-		{"wrapped under torchrun tags", "[rank0]: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000)\n[rank1]:   ran for 721595 milliseconds before timing out\n", 1, 1, 1, true},
-		{"a large first all-reduce", "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=4096, NumelOut=4096, Timeout(ms)=600000) ran for 600013 milliseconds before timing out\n", 1, 4096, 1, false},
-		{"a later one-element all-reduce", "WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600013 milliseconds before timing out\n", 5, 1, 1, false},
-		{"the work line alone", "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000)\nsomething else\n", 0, 0, 0, false},
-		{"the tail under another tag", "[rank0]: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000)\n(Worker pid=7) ran for 721595 milliseconds before timing out\n", 0, 0, 0, false},
+		{"wrapped", "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000)\n  ran for 721595 milliseconds before timing out\n", 1, 1, 1, true, false},
+		{"one line", "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 721595 milliseconds before timing out\n", 1, 1, 1, true, false},
+		{"wrapped under torchrun tags", "[rank0]: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000)\n[rank1]:   ran for 721595 milliseconds before timing out\n", 1, 1, 1, true, false},
+		{"a large first all-reduce", "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=4096, NumelOut=4096, Timeout(ms)=600000) ran for 600013 milliseconds before timing out\n", 1, 4096, 1, false, false},
+		{"a later one-element all-reduce", "WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600013 milliseconds before timing out\n", 5, 1, 1, false, true},
+		{"a later large all-reduce", "WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=4096, NumelOut=4096, Timeout(ms)=600000) ran for 600013 milliseconds before timing out\n", 5, 4096, 1, false, false},
+		{"a later one-element broadcast", "WorkNCCL(SeqNum=5, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600013 milliseconds before timing out\n", 5, 1, 1, false, false},
+		{"the work line alone", "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000)\nsomething else\n", 0, 0, 0, false, false},
+		{"the tail under another tag", "[rank0]: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000)\n(Worker pid=7) ran for 721595 milliseconds before timing out\n", 0, 0, 0, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -103,6 +108,9 @@ func TestWorkLineTimeouts(t *testing.T) {
 			d := find(Diagnose(s, ncclenv.Env{}), "collective-timeout")
 			if got := strings.Contains(d.Explanation, barrierHint); got != c.barrierText {
 				t.Errorf("barrier reading = %v, want %v: %q", got, c.barrierText, d.Explanation)
+			}
+			if got := strings.Contains(d.Explanation, laterHint); got != c.laterText {
+				t.Errorf("later-barrier reading = %v, want %v: %q", got, c.laterText, d.Explanation)
 			}
 		})
 	}

@@ -62,7 +62,10 @@ func (p *parser) quoted(n int, raw string) bool {
 		}
 	}
 	text := ""
-	if i := bareWarn(raw); i >= 0 {
+	if i := bareLevel(raw, "INFO "); i >= 0 && p.bareInfo(n, raw, raw[i:]) {
+		return true
+	}
+	if i := bareLevel(raw, "WARN "); i >= 0 {
 		text = raw[i:]
 	} else if i := strings.Index(raw, "Test NCCL failure "); i >= 0 {
 		// nccl-tests: "'%s / %s'" with ncclGetErrorString and ncclGetLastError.
@@ -87,15 +90,45 @@ func (p *parser) quoted(n int, raw string) bool {
 	return text != "" && p.quotedMessage(n, raw, text)
 }
 
-// bareWarn returns where the text after a "WARN " level word starts when
-// the word begins the line or follows a space or colon and no "NCCL"
-// precedes it (NCCL's own lines are read by splitNCCL), else -1.
-func bareWarn(raw string) int {
-	i := strings.Index(raw, "WARN ")
+// bareLevel returns where the text after the level word ("WARN " or
+// "INFO ") starts when the word begins the line or follows a space or
+// colon and no "NCCL" precedes it (NCCL's own lines are read by
+// splitNCCL), else -1.
+func bareLevel(raw, word string) int {
+	i := strings.Index(raw, word)
 	if i < 0 || (i > 0 && raw[i-1] != ' ' && raw[i-1] != ':') || strings.HasSuffix(strings.TrimRight(raw[:i], " "), "NCCL") {
 		return -1
 	}
-	return i + len("WARN ")
+	return i + len(word)
+}
+
+// minBareInfoLiteral is how much literal text an INFO format must have for
+// a line with a bare "INFO " word to be read as NCCL's: many loggers
+// (Python's, vLLM's) print that word, and a short format such as "%s"
+// would match any of their lines.
+const minBareInfoLiteral = 16
+
+// bareInfo reads the text after a bare "INFO " level word on line n as
+// the NCCL INFO line it quotes (an issue title, a chat paste, a log cut
+// before the NCCL marker: "INFO NET/IB : GPU Direct RDMA Disabled for HCA
+// 0 'mlx5_0'") when the whole text is one INFO format of the catalog with
+// enough literal text; it reports whether it did.
+func (p *parser) bareInfo(n int, raw, msg string) bool {
+	msg = strings.TrimSpace(msg)
+	cat, err := ncclmsg.Default()
+	if err != nil {
+		return false
+	}
+	m, ok := cat.Match("INFO", msg, "")
+	if !ok || m.Partial || m.Entry.Literal() < minBareInfoLiteral {
+		return false
+	}
+	// Tied to its entry as a quoted WARN is: the rules and the families see
+	// it, the counts of NCCL-formatted lines do not.
+	p.ncclLines++
+	p.catalogMatched(n, origin{}, "INFO", raw, m)
+	p.ncclMessage(n, origin{}, levelInfo, msg, raw)
+	return true
 }
 
 // samePrefix reports whether line starts with prefix, any run of digits

@@ -220,3 +220,42 @@ func TestQuotedForms(t *testing.T) {
 		})
 	}
 }
+
+// TestBareInfoRead: a line that keeps NCCL's INFO level word without the
+// rest of its prefix (an issue's quote, a log cut before the host field)
+// is read as the INFO line when the text after the word is a whole INFO
+// format of the catalog with enough literal text; other loggers' INFO
+// lines are not. The first case is NVIDIA/nccl#1939's line.
+func TestBareInfoRead(t *testing.T) {
+	tests := []struct {
+		name, log string
+		gdr       bool // the HCA-level "GPU Direct RDMA Disabled" line was read
+		noMessage bool // the summary says no NCCL message was recognised
+	}{
+		{"bare level word", "INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n", true, false},
+		{"after a launcher tag", "[rank0]: INFO NET/IB : GPU Direct RDMA Disabled for HCA 1 'mlx5_1'\n", true, false},
+		{"NCCL's own line", "gpu1:12:34 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n", true, false},
+		{"GDR enabled", "INFO NET/IB : GPU Direct RDMA Enabled for HCA 0 'mlx5_0'\n", false, false},
+		// vLLM's logger: the text after INFO is no NCCL format.
+		{"another logger", "INFO 07-24 08:25:45 utils.py:784] Found nccl from library libnccl.so.2\n", false, true},
+		{"word inside a word", "XINFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n", false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := parseString(t, tc.log)
+			if got := !s.gdrNoModule.Empty(); got != tc.gdr {
+				t.Errorf("HCA GDR line read: %v, want %v", got, tc.gdr)
+			}
+			none := slices.ContainsFunc(s.Notes, func(n string) bool {
+				return strings.Contains(n, "no NCCL or PyTorch distributed messages were recognised")
+			})
+			if none != tc.noMessage {
+				t.Errorf("notes %q: the no-message note %v, want %v", s.Notes, none, tc.noMessage)
+			}
+			got := slices.Contains(ids(Diagnose(s, ncclenv.Env{})), "no-gdrdma")
+			if got != tc.gdr {
+				t.Errorf("no-gdrdma fired: %v, want %v", got, tc.gdr)
+			}
+		})
+	}
+}

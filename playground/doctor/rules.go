@@ -56,8 +56,8 @@ var unproven = map[string]bool{
 	"gdr-disabled-distance": true, "cuda-oom-nccl": true,
 	"nccl-version-mismatch": true, "timeout-desync": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
-	"no-gdrdma": true, "few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
-	"kernel-launch-refused": true, "graph-capture-unsupported": true, "worker-signal": true, "device-not-set": true, "store-uniqueid-timeout": true,
+	"few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
+	"kernel-launch-refused": true, "graph-capture-unsupported": true, "worker-signal": true,
 }
 
 // unprovenNote is appended to the explanation of an unproven diagnosis.
@@ -83,12 +83,15 @@ var lineRules = []Rule{
 	},
 	{
 		ID: "gpu-arch-not-built", Title: "NCCL or PyTorch has no GPU code for this GPU's architecture", Severity: Error,
-		Any: []string{"invalid device function", "no kernel image is available for execution on the device", "cudaErrorNoKernelImageForDevice", "cudaErrorInvalidDeviceFunction",
+		// "named symbol not found" (cudaErrorSymbolNotFound): NCCL's queries
+		// of its own kernels' attributes at init (enqueue.cc) find no code
+		// for the device.
+		Any: []string{"invalid device function", "no kernel image is available for execution on the device", "cudaErrorNoKernelImageForDevice", "cudaErrorInvalidDeviceFunction", "named symbol not found",
 			// PyTorch's own checks at CUDA start (torch/cuda/__init__.py,
 			// _check_cubins and _check_capability).
 			"is not compatible with the current PyTorch installation", "The current PyTorch install supports CUDA capabilities",
 			"PyTorch no longer supports this GPU because it is too old"},
-		Explanation: "A CUDA kernel could not be launched because the library holds no code for the GPU's compute capability: CUDA answers \"invalid device function\" or \"no kernel image is available\". Either the GPU is older than the architectures the NCCL/PyTorch build still targets (Kepler sm_35/sm_37 left the prebuilt wheels with CUDA 11, Maxwell and Pascal leave later ones), or it is newer than the build (Blackwell sm_100/sm_120 before CUDA 12.8 builds and NCCL 2.26).",
+		Explanation: "A CUDA kernel could not be launched because the library holds no code for the GPU's compute capability: CUDA answers \"invalid device function\", \"no kernel image is available\" or, when NCCL looks up its kernels at init, \"named symbol not found\" (an NCCL built with an NVCC_GENCODE that leaves this GPU out). Either the GPU is older than the architectures the NCCL/PyTorch build still targets (Kepler sm_35/sm_37 left the prebuilt wheels with CUDA 11, Maxwell and Pascal leave later ones), or it is newer than the build (Blackwell sm_100/sm_120 before CUDA 12.8 builds and NCCL 2.26).",
 		Fix:         "Use a build compiled for this compute capability: for an old GPU an older PyTorch/NCCL release that still ships its architecture, or build NCCL from source with NVCC_GENCODE=\"-gencode=arch=compute_35,code=sm_35\" (your GPU's value); for a new GPU a newer release (Blackwell, sm_100/sm_120, needs a CUDA 12.8 build: PyTorch 2.7 or later from https://download.pytorch.org/whl/cu128, and NCCL 2.26 or later).",
 		Check:       "`python -c \"import torch; print(torch.cuda.get_device_capability(), torch.cuda.get_arch_list(), torch.cuda.nccl.version())\"`: the capability must be in the arch list; `cuobjdump --list-elf libnccl.so.2` lists the architectures NCCL was built for.",
 		Links:       []Link{linkVersions, linkTroubleshoot},
@@ -125,8 +128,8 @@ var lineRules = []Rule{
 		Any: []string{"Duplicate GPU detected", "Multiple Ranks are using the same GPU"},
 		Messages: []string{"Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx",
 			"Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration."},
-		Explanation: "NCCL found two ranks of one communicator on the same GPU (releases up to 2.29 print its PCI bus id; 2.30 says \"Multiple Ranks are using the same GPU/Partition\") and refused with invalid usage. NCCL_MULTI_RANK_GPU_ENABLE=1 (2.30) lets it run that way on purpose, which is rarely what a training job wants. The ranks did not select their own device before the first collective: every process used the default cuda:0, or CUDA_VISIBLE_DEVICES/the launcher gave several ranks the same GPU, or a device mesh or Ray placement group mapped ranks to devices wrongly. CUDA reads CUDA_VISIBLE_DEVICES once, at initialisation: set inside a process after anything touched CUDA (an import, a torch.cuda call, a parent that initialised CUDA before spawning), it has no effect.",
-		Fix:         "Call `torch.cuda.set_device(int(os.environ[\"LOCAL_RANK\"]))` before `init_process_group` (or pass `device_id=torch.device(\"cuda\", local_rank)`), build device meshes from the local rank, and give each process its own GPU in CUDA_VISIBLE_DEVICES; under Ray, one worker per GPU (num_gpus=1, max_colocate_count=1 in verl-style resource pools).",
+		Explanation: "NCCL found two ranks of one communicator on the same GPU (releases up to 2.29 print its PCI bus id; 2.30 says \"Multiple Ranks are using the same GPU/Partition\") and refused with invalid usage. NCCL_MULTI_RANK_GPU_ENABLE=1 (2.30) lets it run that way on purpose, which is rarely what a training job wants. The ranks did not select their own device before the first collective: every process used the default cuda:0, or the launcher started more processes on a host than it has GPUs (torchrun --nproc_per_node, mpirun -np, srun --ntasks-per-node above the count nvidia-smi lists), or CUDA_VISIBLE_DEVICES/the launcher gave several ranks the same GPU, or a device mesh, Ray placement group or a trainer's device list out of ascending order (PyTorch Lightning's devices=[2, 1]) mapped ranks to devices wrongly. CUDA reads CUDA_VISIBLE_DEVICES once, at initialisation: set inside a process after anything touched CUDA (an import, a torch.cuda call, a parent that initialised CUDA before spawning), it has no effect.",
+		Fix:         "Start at most one process per GPU of the host; call `torch.cuda.set_device(int(os.environ[\"LOCAL_RANK\"]))` before `init_process_group` (or pass `device_id=torch.device(\"cuda\", local_rank)`), build device meshes from the local rank, and give each process its own GPU in CUDA_VISIBLE_DEVICES; under Ray, one worker per GPU (num_gpus=1, max_colocate_count=1 in verl-style resource pools).",
 		Check:       "Print LOCAL_RANK, CUDA_VISIBLE_DEVICES and `torch.cuda.current_device()` on every rank before the first collective; the busId values of the \"comm ... rank ... busId\" lines must all differ on one host.",
 		Links:       []Link{linkTroubleshoot},
 	},

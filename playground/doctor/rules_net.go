@@ -21,7 +21,7 @@ func init() {
 
 // netUnproven are the diagnoses of this file that fewer than two published
 // logs with a confirmed cause support (see unproven).
-var netUnproven = []string{"socket-interface", "net-init-failed", "p2p-access-unsupported", "verbs-provider-missing"}
+var netUnproven = []string{"socket-interface", "net-init-failed", "verbs-provider-missing"}
 
 var netLineRules = []Rule{
 	{
@@ -64,9 +64,10 @@ var netLineRules = []Rule{
 		ID: "p2p-access-unsupported", Title: "CUDA refuses P2P access between the GPUs", Severity: Error,
 		Any:         []string{"peer access is not supported between these two devices", "cudaErrorPeerAccessUnsupported"},
 		Explanation: "NCCL (or a framework's own all-reduce) tried to connect two GPUs directly and CUDA refused peer access (error 217): the driver offers no P2P between them, as on GeForce and some workstation or cloud GPUs (RTX 4090, L4, L40S), in VMs without P2P passthrough, or behind PCIe ACS/IOMMU, while the topology made P2P look possible.",
-		Fix:         "NCCL_P2P_DISABLE=1 on these machines (NCCL then goes through shared memory; here a fix, since the hardware has no P2P), or NCCL_P2P_LEVEL=LOC; for vLLM or SGLang custom all-reduce, turn that off (`--disable-custom-all-reduce`). A newer NCCL detects more such cards by itself.",
+		Fix:         "NCCL_P2P_DISABLE=1 on these machines (NCCL then goes through shared memory; here a fix, since the hardware has no P2P), or NCCL_P2P_LEVEL=LOC (when the failing line is transport/shm.cc, NCCL_CUMEM_HOST_ENABLE=0 instead); for vLLM or SGLang custom all-reduce, turn that off (`--disable-custom-all-reduce`). A newer NCCL detects more such cards by itself.",
 		Check:       "`nvidia-smi topo -p2p r` (NS between the pairs) or `python -c \"import torch; print(torch.cuda.can_device_access_peer(0, 1))\"`.",
-		Links:       []Link{linkP2P, envLink("NCCL_P2P_DISABLE"), envLink("NCCL_P2P_LEVEL")},
+		Links:       []Link{linkP2P, envLink("NCCL_P2P_DISABLE"), envLink("NCCL_P2P_LEVEL"), envLink("NCCL_CUMEM_HOST_ENABLE")},
+		Explain:     explainShmPeer,
 	},
 	{
 		// rdma-core's libibverbs prints this (not NCCL) when a uverbs
@@ -475,4 +476,17 @@ func (p *parser) scanPeerLostText(n int, raw string) {
 	if !strings.Contains(raw, "NCCL WARN") && containsAny(raw, peerLostWords) {
 		p.add(&p.s.peerLostText, n, raw)
 	}
+}
+
+// explainShmPeer reads a 217 from transport/shm.cc: since 2.24, with a
+// CUDA 12.6 or later driver, the SHM transport keeps its buffers in cuMem
+// host memory that each GPU imports (v2.27.3 shm.cc:590, cudawrap.cc's
+// ncclCuMemHostEnable), so the refusal is not P2P's.
+func explainShmPeer(lines []LineRef, s *Summary) string {
+	for _, l := range lines {
+		if strings.Contains(l.Text, "shm.cc:") {
+			return "Here it is NCCL's shared-memory transport (transport/shm.cc) that failed: since 2.24, with a CUDA 12.6 or later driver, it keeps its buffers in cuMem host memory that each GPU maps; NCCL_CUMEM_HOST_ENABLE=0 puts them in /dev/shm as before, while NCCL_P2P_DISABLE=1 would send the traffic through this very transport."
+		}
+	}
+	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/distributed-nav/distributed-nav/playground/ncclmsg/internal/ncclsrc"
 )
@@ -242,5 +243,45 @@ func BenchmarkMatch(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		c.Match("INFO", msgs[i%len(msgs)], "")
+	}
+}
+
+// TestDittoColumns reads the catalog's "same as the row above" columns: an
+// empty file (or, in nccl-older.tsv, releases) column takes the value of
+// the row above, and a first row without one is refused. The committed
+// catalog uses it for every run of rows of one file (catalog-gen's ditto).
+func TestDittoColumns(t *testing.T) {
+	cur := "# header\nsrc/a.cc\t10\tWARN\tALL\tfirst %d\n\t12\tINFO\tNET\tsecond %s\nsrc/b.cc\t3\tWARN\tALL\tthird\n"
+	old := "v2.18.6-1..v2.19.4-1\tsrc/c.cc\t5\tWARN\tALL\told one\n\t\t7\tINFO\tALL\told two\n"
+	fsys := fstest.MapFS{
+		"messages/nccl-" + Pinned + ".tsv": {Data: []byte(cur)},
+		"messages/nccl-older.tsv":          {Data: []byte(old)},
+		"messages/nccl-results.tsv":        {Data: []byte("0\tncclSuccess\tno error\n")},
+		"messages/ibv-wc.tsv":              {Data: []byte("status\t12\tIBV_WC_RETRY_EXC_ERR\n")},
+		"messages/path-types.tsv":          {Data: []byte(Pinned + "\t0\tLOC\n")},
+	}
+	c, err := Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ file, release, releases, format string }{
+		{"src/a.cc", Pinned, "", "first %d"},
+		{"src/a.cc", Pinned, "", "second %s"},
+		{"src/b.cc", Pinned, "", "third"},
+		{"src/c.cc", "v2.19.4-1", "v2.18.6-1..v2.19.4-1", "old one"},
+		{"src/c.cc", "v2.19.4-1", "v2.18.6-1..v2.19.4-1", "old two"},
+	}
+	if len(c.Entries) != len(want) {
+		t.Fatalf("%d entries, want %d", len(c.Entries), len(want))
+	}
+	for i, w := range want {
+		e := c.Entries[i]
+		if e.File != w.file || e.Release != w.release || e.Releases != w.releases || e.Format != w.format {
+			t.Errorf("entry %d: %s %s %q %q, want %s %s %q %q", i, e.File, e.Release, e.Releases, e.Format, w.file, w.release, w.releases, w.format)
+		}
+	}
+	fsys["messages/nccl-"+Pinned+".tsv"] = &fstest.MapFile{Data: []byte("\t10\tWARN\tALL\tno file\n")}
+	if _, err := Load(fsys); err == nil || !strings.Contains(err.Error(), "no file") {
+		t.Errorf("a first row without a file: error %v, want one that says so", err)
 	}
 }

@@ -36,9 +36,16 @@ func (c *Catalog) readEntries(fsys fs.FS, name string, older bool) error {
 	if older {
 		want = 6
 	}
+	// An empty file or releases column repeats the row above's (the
+	// generator writes each value once per run of equal rows).
+	var prevFile, prevReleases string
 	return eachRow(fsys, name, want, func(f []string, where string) error {
 		e := &Entry{Release: Pinned}
 		if older {
+			if f[0] == "" {
+				f[0] = prevReleases
+			}
+			prevReleases = f[0]
 			e.Releases = f[0]
 			_, newest, ok := strings.Cut(f[0], "..")
 			if !ok {
@@ -47,6 +54,13 @@ func (c *Catalog) readEntries(fsys fs.FS, name string, older bool) error {
 			e.Release = newest
 			f = f[1:]
 		}
+		if f[0] == "" {
+			f[0] = prevFile
+		}
+		if f[0] == "" {
+			return errors.New(where + ": no file, and no row above to repeat")
+		}
+		prevFile = f[0]
 		e.File, e.Severity, e.Subsystem = f[0], f[2], f[3]
 		a, b, hasEnd := strings.Cut(f[1], "-")
 		var err1, err2 error

@@ -67,6 +67,7 @@ func run(repo, out string) error {
 	var counts bytes.Buffer
 	header(&cur, "Every log call (WARN, INFO, TRACE and their _LOC forms, TRACE_CALL, VERSION) in src/ of NVIDIA/nccl "+Pinned+".",
 		"columns: file, line (or first-last line of a call split over lines), severity, subsystem (the flags argument), format",
+		"an empty file column repeats the file of the row above (the rows are in file order; the repetition cost 1.9 KB of the gzipped doctor.wasm)",
 		"format is the C format string after concatenation, escaped with \\\\ \\t \\n \\xNN; \"-\" where the call passes a non-literal format")
 	header(&counts, "Log calls per file of src/ in NVIDIA/nccl "+Pinned+", counted by ncclsrc.CountCalls (a regular expression, independent of the extractor).",
 		"columns: file, calls; files without calls are not listed")
@@ -76,6 +77,7 @@ func run(repo, out string) error {
 	pathTypes(&paths, Pinned, pinned)
 	seen := map[string]bool{} // severity + format of the pinned release
 	total := 0
+	prevPath := ""
 	for _, f := range pinned {
 		calls := ncclsrc.Extract(f.text)
 		n := ncclsrc.CountCalls(f.text)
@@ -83,7 +85,7 @@ func run(repo, out string) error {
 			fmt.Fprintf(&counts, "%s\t%d\n", f.path, n)
 		}
 		for _, c := range calls {
-			fmt.Fprintf(&cur, "%s\t%s\t%s\t%s\t%s\n", f.path, lines(c), c.Severity, c.Subsystem, formatField(c))
+			fmt.Fprintf(&cur, "%s\t%s\t%s\t%s\t%s\n", ditto(f.path, &prevPath), lines(c), c.Severity, c.Subsystem, formatField(c))
 			if !c.Dynamic {
 				seen[c.Severity+"\x00"+c.Format] = true
 			}
@@ -131,9 +133,11 @@ func run(repo, out string) error {
 	var old bytes.Buffer
 	header(&old, "Wordings of NVIDIA/nccl "+strings.Join(reverse(Older), ", ")+" that "+Pinned+" no longer prints (severity and format differ from every call of "+Pinned+").",
 		"columns: releases (oldest..newest scanned release that prints it), file, line (in the newest of them), severity, subsystem, format",
+		"an empty releases or file column repeats the row above's",
 		"format escaped as in nccl-"+Pinned+".tsv")
+	prevRel, prevPath := "", ""
 	for _, o := range olds {
-		fmt.Fprintf(&old, "%s..%s\t%s\t%s\t%s\t%s\t%s\n", o.oldest, o.newest, o.path, o.line, o.c.Severity, o.c.Subsystem, formatField(o.c))
+		fmt.Fprintf(&old, "%s\t%s\t%s\t%s\t%s\t%s\n", ditto(o.oldest+".."+o.newest, &prevRel), ditto(o.path, &prevPath), o.line, o.c.Severity, o.c.Subsystem, formatField(o.c))
 	}
 	results, err := resultCodes(repo)
 	if err != nil {
@@ -179,6 +183,16 @@ func header(b *bytes.Buffer, lines ...string) {
 	for _, l := range lines {
 		b.WriteString("# " + l + "\n")
 	}
+}
+
+// ditto returns "" when v equals *prev (the row above's value of the
+// column), else v, and remembers v.
+func ditto(v string, prev *string) string {
+	if v == *prev {
+		return ""
+	}
+	*prev = v
+	return v
 }
 
 func reverse(s []string) []string {
