@@ -303,11 +303,7 @@ func clip(text string, maxLen int) string {
 	if len(text) <= maxLen {
 		return text
 	}
-	cut := maxLen
-	for cut > 0 && !utf8.RuneStart(text[cut]) {
-		cut--
-	}
-	return text[:cut] + "…"
+	return controls.Prefix(text, maxLen) + "…"
 }
 
 // add records one line in an Evidence.

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/distributed-nav/distributed-nav/playground/controls"
 )
 
 // Severity ranks a Problem.
@@ -91,11 +92,7 @@ func ShowName(name string) string {
 	if len(name) <= MaxShownName {
 		return strconv.Quote(name)
 	}
-	cut := MaxShownName
-	for cut > 0 && !utf8.RuneStart(name[cut]) {
-		cut--
-	}
-	return strconv.Quote(name[:cut]) + "… (" + strconv.Itoa(len(name)) + " bytes)"
+	return strconv.Quote(controls.Prefix(name, MaxShownName)) + "… (" + strconv.Itoa(len(name)) + " bytes)"
 }
 
 // HasErrors reports whether any problem is an Error.

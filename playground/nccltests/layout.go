@@ -5,7 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/distributed-nav/distributed-nav/playground/controls"
 )
 
 // column is what one field of a table row holds.
@@ -327,9 +328,5 @@ func quoted(t string) string {
 	if len(t) <= maxQuoted {
 		return strconv.Quote(t)
 	}
-	cut := maxQuoted
-	for cut > 0 && !utf8.RuneStart(t[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(t[:cut]), len(t))
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(controls.Prefix(t, maxQuoted)), len(t))
 }

@@ -2,8 +2,8 @@ package service
 
 import (
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/distributed-nav/distributed-nav/playground/controls"
 	"github.com/distributed-nav/distributed-nav/playground/presets"
 )
 
@@ -70,9 +70,5 @@ func clipInput(s string) string {
 	if len(s) <= maxEchoed {
 		return s
 	}
-	cut := maxEchoed
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "… (" + strconv.Itoa(len(s)) + " bytes)"
+	return controls.Prefix(s, maxEchoed) + "… (" + strconv.Itoa(len(s)) + " bytes)"
 }

@@ -21,7 +21,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/distributed-nav/distributed-nav/generator/build"
 	"github.com/distributed-nav/distributed-nav/generator/crosslink"
@@ -29,6 +28,7 @@ import (
 	"github.com/distributed-nav/distributed-nav/generator/handbook"
 	"github.com/distributed-nav/distributed-nav/generator/searchdb"
 	"github.com/distributed-nav/distributed-nav/generator/sources"
+	"github.com/distributed-nav/distributed-nav/playground/controls"
 )
 
 type command struct {
@@ -302,11 +302,7 @@ func shownName(name string) string {
 	if len(name) <= maxEnvNameShown {
 		return strconv.Quote(name)
 	}
-	n := maxEnvNameShown
-	for n > 0 && !utf8.RuneStart(name[n]) {
-		n-- // do not split a character
-	}
-	return fmt.Sprintf("%s... (%d bytes in all)", strconv.Quote(name[:n]), len(name))
+	return fmt.Sprintf("%s... (%d bytes in all)", strconv.Quote(controls.Prefix(name, maxEnvNameShown)), len(name))
 }
 
 func printEnvRow(w io.Writer, r envtable.Row, link string, asJSON bool) error {
