@@ -47,7 +47,9 @@ func TestMain(m *testing.M) {
 			return m.Run()
 		}
 		defer os.RemoveAll(work)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		// Twenty minutes: a fresh machine compiles Hugo and every wasm binary
+		// first, which on two busy cores took more than ten.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 		defer cancel()
 		rootSite, buildErr = Build(ctx, contentRoot, filepath.Join(work, "root"), "http://127.0.0.1/")
 		if buildErr == nil {

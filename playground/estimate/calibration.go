@@ -70,6 +70,12 @@ type ClassParams struct {
 	// Band is the calibrated busbw error observed on the class's datasets
 	// for sizes of at least BandMinBytes.
 	Band Band `yaml:"error_band"`
+	// NCCLModel, when not empty, says why the class is estimated by NCCL's
+	// own model instead of the fitted parameters: their leave-one-source-out
+	// error on the class's datasets was larger than the model's (Fit,
+	// fallBack). The parameters above are kept for the record; the band is
+	// then the model's own error.
+	NCCLModel string `yaml:"nccl_model,omitempty"`
 }
 
 // Band is an observed error band: the busbw errors of the calibrated

@@ -112,6 +112,14 @@
 // efficiency and the number of independent sources among them
 // (Calibrated.NSources).
 //
+// A class whose out-of-sample error on its own datasets (median over them)
+// is larger than NCCL's model's is handed back to NCCL's model
+// (ClassParams.NCCLModel, which says by how much): its estimate is then the
+// model's time, its band the model's error, and Calibrated.Support says so.
+// Calibration is meant to help on systems it has not seen; where leaving a
+// source out shows that it does not, the model's own numbers are the better
+// answer.
+//
 // DefaultCalibration and DefaultDatasets return those files compiled in as
 // Go values (calibration_data.go, datasets_data.go, written by `go generate
 // ./playground/estimate` and checked against data/ by TestCalibrationData

@@ -293,11 +293,14 @@ func (s *System) estimate(req tune.Request, cv *curve) (Estimate, error) {
 		return Estimate{}, fmt.Errorf("estimate: %w", err)
 	}
 	sbus := float64(req.NBytes) * bf
+	cp := s.params[cl]
 	tc := calTime(t, sbus)
+	if cp.NCCLModel != "" {
+		tc = e.Model.TimeUs
+	}
 	if i := cv.segment(req.NBytes); i >= 0 && cv.prefMax[i] > tc {
 		tc, cal.Held, cal.HeldFromBytes = cv.prefMax[i], true, cv.prefFrom[i]
 	}
-	cp := s.params[cl]
 	cal.Class = cl
 	cal.TimeUs = tc
 	cal.AlgBwGBps = AlgBwGBps(req.NBytes, tc)
@@ -311,6 +314,9 @@ func (s *System) estimate(req tune.Request, cv *curve) (Estimate, error) {
 	cal.NDatasets = len(cal.Datasets)
 	cal.NSources = s.cal.sourcesOf(cal.Datasets)
 	cal.Support = supportText(cp, bw, cal.NSources)
+	if cp.NCCLModel != "" {
+		cal.Support = cp.NCCLModel
+	}
 	e.Calibrated = applyBand(cal)
 	return e, nil
 }
@@ -457,11 +463,21 @@ func (s *System) buildCurve(req tune.Request) (*curve, error) {
 	for i := 1; i < len(starts); i++ {
 		end := starts[i] - 1 // last size of segment i-1
 		ce := s.cellOf(req.Func, picks[i-1].a, picks[i-1].p, req.NumPipeOps)
-		t, _, err := s.termsOf(ce)
+		t, cl, err := s.termsOf(ce)
 		if err != nil {
 			return nil, fmt.Errorf("estimate: %w", err)
 		}
 		tEnd := calTime(t, float64(end)*bf)
+		if s.params[cl].NCCLModel != "" {
+			// The class takes NCCL's own time (ClassParams.NCCLModel).
+			r := req
+			r.NBytes = end
+			ch, err := m.Select(r)
+			if err != nil {
+				return nil, fmt.Errorf("estimate: %w", err)
+			}
+			tEnd = float64(ch.TimeUs)
+		}
 		pm, pf := cv.prefMax[i-1], cv.prefFrom[i-1]
 		if tEnd > pm {
 			pm, pf = tEnd, end

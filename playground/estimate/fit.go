@@ -111,6 +111,8 @@ type prepared struct {
 type pseg struct {
 	c   cell
 	end uint64 // last size of the segment (MaxUint64 for the last)
+	// modelEnd is NCCL's model time (µs) at end (0 for the last segment).
+	modelEnd float64
 }
 
 type prow struct {
@@ -157,7 +159,16 @@ func prepare(ctx context.Context, d *Dataset, build Builder) (*prepared, error) 
 			end = starts[i+1] - 1
 		}
 		c := cellFor(m, f, pk.a, pk.p, 1)
-		p.segs = append(p.segs, pseg{c: c, end: end})
+		sg := pseg{c: c, end: end}
+		if end != math.MaxUint64 {
+			req.NBytes = end
+			ch, err := m.Select(req)
+			if err != nil {
+				return nil, fmt.Errorf("dataset %s, %d bytes: %w", d.ID, end, err)
+			}
+			sg.modelEnd = float64(ch.TimeUs)
+		}
+		p.segs = append(p.segs, sg)
 	}
 	for _, r := range d.Rows {
 		if r.Bytes == 0 {
@@ -198,6 +209,9 @@ type paramSet struct {
 	// host and host5 are the host staging rates (GB/s) of SHM hops over
 	// GPU links below and from PCIe Gen5 x16 (hostFor).
 	host, host5 float64
+	// nccl marks the classes whose rows take NCCL's model time
+	// (ClassParams.NCCLModel).
+	nccl [numClasses]bool
 }
 
 // Gen5LinkGBps is NCCL's bandwidth of a PCIe Gen5 x16 link (32 GT/s x 16
@@ -340,11 +354,17 @@ func (p *prepared) predict(ps *paramSet, out []float64) {
 	prefMax := make([]float64, len(p.segs))
 	for i := 1; i < len(p.segs); i++ {
 		prev := p.segs[i-1]
-		t := calTime(ps.terms(prev.c, &p.route, p.n), float64(prev.end)*p.bf)
+		t := prev.modelEnd
+		if !ps.nccl[classIndex(p.route.Algo[prev.c.a])] {
+			t = calTime(ps.terms(prev.c, &p.route, p.n), float64(prev.end)*p.bf)
+		}
 		prefMax[i] = math.Max(prefMax[i-1], t)
 	}
 	for i, r := range p.rows {
-		t := calTime(ps.terms(r.c, &p.route, p.n), float64(r.bytes)*p.bf)
+		t := r.model
+		if !ps.nccl[classIndex(p.route.Algo[r.c.a])] {
+			t = calTime(ps.terms(r.c, &p.route, p.n), float64(r.bytes)*p.bf)
+		}
 		if r.seg >= 0 && r.seg < len(prefMax) && prefMax[r.seg] > t {
 			t = prefMax[r.seg]
 		}
@@ -511,8 +531,83 @@ func Fit(ctx context.Context, sets []*Dataset, build Builder) (*Calibration, err
 	if err != nil {
 		return nil, err
 	}
+	fallBack(cal, all, oos)
 	setBands(cal, all, oos)
 	return cal, nil
+}
+
+// fallBackMarginPct is the smallest excess (percentage points) of a class's
+// out-of-sample error over NCCL's model's that makes fallBack use the model.
+const fallBackMarginPct = 0.05
+
+// fallBack hands to NCCL's model every class whose calibrated estimate does
+// worse out of sample than the model on the class's own datasets: the
+// median over those datasets of each dataset's median busbw error (sizes of
+// at least BandMinBytes), the figure `ncclsim validate` prints per class,
+// is compared, and a difference below fallBackMarginPct (the precision
+// validate prints) keeps the fit. Calibration exists to improve on
+// the model on systems it has not seen; a class where leaving a source out
+// shows that it does not is better served by NCCL's own numbers, and its
+// band then measures the model's error. It marks the classes in cal and
+// rewrites their rows of oos to the model's time.
+//
+// The decision itself is taken with every source present (one choice per
+// class, not refitted per left-out source), so the out-of-sample figure of
+// a class that falls back is the model's error, which is what the
+// estimator then reports.
+func fallBack(cal *Calibration, all []*prepared, oos [][]float64) {
+	type tally struct {
+		cal, model []float64
+		srcs       map[string]bool
+	}
+	by := map[Class]*tally{}
+	for k, p := range all {
+		var ec, em []float64
+		for i, r := range p.rows {
+			if r.bytes < BandMinBytes || r.busbw <= 0 {
+				continue
+			}
+			ec = append(ec, 100*math.Abs(AlgBwGBps(r.bytes, oos[k][i])*p.bf-r.busbw)/r.busbw)
+			em = append(em, 100*math.Abs(AlgBwGBps(r.bytes, r.model)*p.bf-r.busbw)/r.busbw)
+		}
+		if len(ec) == 0 {
+			continue
+		}
+		t := by[p.class]
+		if t == nil {
+			t = &tally{srcs: map[string]bool{}}
+			by[p.class] = t
+		}
+		t.cal, t.model = append(t.cal, median(ec)), append(t.model, median(em))
+		t.srcs[p.d.SourceKey()] = true
+	}
+	var use [numClasses]bool
+	for i := range cal.Classes {
+		c := cal.Classes[i].Class
+		t := by[c]
+		if t == nil {
+			continue
+		}
+		mc, mm := median(t.cal), median(t.model)
+		if mc-mm < fallBackMarginPct {
+			continue
+		}
+		use[classIndex(c)] = true
+		cal.Classes[i].NCCLModel = fmt.Sprintf("with each source left out, the fit was off by %.1f%% (median over %d datasets of %d sources), NCCL's model by %.1f%%: NCCL's model is used", mc, len(t.cal), len(t.srcs), mm)
+	}
+	useModel(all, oos, use)
+}
+
+// useModel rewrites the rows of oos whose class is marked in use to NCCL's
+// model time.
+func useModel(all []*prepared, oos [][]float64, use [numClasses]bool) {
+	for k, p := range all {
+		for i, r := range p.rows {
+			if use[classIndex(p.route.Algo[r.c.a])] {
+				oos[k][i] = r.model
+			}
+		}
+	}
 }
 
 // prepareAll prepares every dataset and returns them with the subset marked
@@ -1144,6 +1239,7 @@ func paramSetOf(cal *Calibration) *paramSet {
 			continue
 		}
 		ps.eff[i], ps.lam[i], ps.rho[i], ps.gamma[i] = cp.Efficiency.Value, cp.LatencyFactor.Value, cp.RampBytesPerRank.Value, cp.RampGamma.Value
+		ps.nccl[i] = cp.NCCLModel != ""
 		if h := cp.HostStagingGBps; h != nil && h.Value > 0 {
 			ps.host = h.Value
 		}

@@ -125,6 +125,7 @@ func Validate(ctx context.Context, sets []*Dataset, build Builder, cal *Calibrat
 	if err != nil {
 		return nil, fmt.Errorf("validate: %w", err)
 	}
+	useModel(prep, oos, paramSetOf(cal).nccl)
 	bands := map[Class]Band{}
 	for _, cp := range cal.Classes {
 		bands[cp.Class] = cp.Band
