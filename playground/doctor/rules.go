@@ -53,7 +53,7 @@ type Rule struct {
 // so neither is counted.
 var unproven = map[string]bool{
 	"nvls-setup-hang":       true,
-	"gdr-disabled-distance": true, "cuda-oom-nccl": true,
+	"gdr-disabled-distance": true,
 	"nccl-version-mismatch": true, "timeout-desync": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
 	"few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
@@ -188,6 +188,7 @@ var lineRules = []Rule{
 		Fix:         "Leave headroom (lower the framework's memory fraction or batch), create fewer communicators, or shrink NCCL's share: NCCL_BUFFSIZE=2097152, NCCL_NVLS_ENABLE=0 on NVSwitch systems, fewer channels (NCCL_MAX_NCHANNELS).",
 		Check:       "`nvidia-smi` memory use at the moment of the failure, and whether the error goes away with NCCL_BUFFSIZE=2097152 or NCCL_NVLS_ENABLE=0.",
 		Links:       []Link{envLink("NCCL_BUFFSIZE"), envLink("NCCL_NVLS_ENABLE"), envLink("NCCL_MAX_NCHANNELS")},
+		Explain:     explainAllocSize,
 	},
 	{
 		ID: "socket-address", Title: "NCCL cannot reach a peer's socket address", Severity: Error,
@@ -626,6 +627,21 @@ func numberAfter(t string, keys ...string) (int, bool) {
 // explainDistance reads "(distance 7 > 4)" and names both numbers in the
 // release the log comes from (the path types were renumbered in 2.26 and
 // 2.27).
+// explainAllocSize reads the size of a failed "Failed to CUDA calloc N
+// bytes": NCCL's per-channel buffers take a few MiB each, so one request of
+// 256 MiB or more is a pool, such as the 512 MiB NET shared buffer NCCL
+// 2.28.9 sets up even for a communicator of one rank
+// (https://github.com/NVIDIA/nccl/issues/2363).
+func explainAllocSize(lines []LineRef, _ *Summary) string {
+	for _, l := range lines {
+		_, rest, ok := strings.Cut(l.Text, "alloc ")
+		if n, num := leadingInt(rest); ok && num && n >= 256<<20 {
+			return strconv.Itoa(n>>20) + " MiB in one request is a pool, not a per-channel buffer: NCCL 2.28.9 allocates a 512 MiB NET shared buffer even for a one-rank communicator (NVIDIA/nccl#2363); avoid one-rank NCCL groups or create them before the GPU fills."
+		}
+	}
+	return ""
+}
+
 func explainDistance(lines []LineRef, s *Summary) string {
 	cat, err := ncclmsg.Default()
 	if err != nil {
