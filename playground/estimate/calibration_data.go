@@ -69,7 +69,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 8 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 2.249, MaxPct: 58.58, OverPct: 18.09, UnderPct: 43.7, Datasets: 11, Sources: 5, Points: 105, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 2.519, MaxPct: 58.58, OverPct: 18.69, UnderPct: 41.62, Datasets: 12, Sources: 6, Points: 118, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "nvlink-direct",
@@ -1070,6 +1070,17 @@ func embeddedCalibration() *Calibration {
 				Source: "github.com/odissei-benchmarks",
 				Class:  "nvlink-direct",
 				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "thanos-a100sxm80-8gpu-nvswitch",
+				Source: "public github markdown notes in chinese on building open mpi and nccl-tests and benchmarking one 8x a100 sxm4 node named thanos (repository not recorded)",
+				Class:  "nvlink",
+				Reason: "Validated only: the NCCL version, the CPU and the board are not published and the repository was not recorded.",
 				Constrains: []string{
 					"efficiency",
 					"latency_factor",
