@@ -249,7 +249,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 5 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 14.53, MaxPct: 581.7, OverPct: 93.08, UnderPct: 25.48, Datasets: 18, Sources: 12, Points: 191, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 16.78, MaxPct: 2775.0, OverPct: 207.4, UnderPct: 24.31, Datasets: 19, Sources: 13, Points: 205, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-host",
@@ -685,6 +685,17 @@ func embeddedCalibration() *Calibration {
 				Source: "github.com/lessizzmore",
 				Class:  "net-tcp",
 				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "gke-a4-b200-2node-16gpu-roce-allgather",
+				Source: "github.com/google",
+				Class:  "net-rdma",
+				Reason: "Validated only: the NIC speed is not printed (400 Gb/s is assumed), the network runs through Google's gIB plugin with the environment of its set_nccl_env.sh, which the guide does not list, and the run is the only B200 in the set.",
 				Constrains: []string{
 					"efficiency",
 					"latency_factor",
