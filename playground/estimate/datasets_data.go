@@ -2170,6 +2170,52 @@ func embeddedDatasets() []*Dataset {
 		},
 		{
 			Schema: 1,
+			ID:     "h100-8gpu-nvswitch-nvls-shahizat",
+			Source: Source{
+				URL:         "https://github.com/NVIDIA/nccl-tests/issues/290",
+				Title:       "Single-node and multi-node performance of H100 nodes (nccl-tests issue 290), first post: the single-node run",
+				Date:        "2025-03",
+				Note:        "Read from a copy of the issue thread in the code index. A maintainer (AddyLaddy) answers that this run uses NVLink and NVLink SHARP and that 476 GB/s is in the expected range for H100. The same post has the two-node run of node005 and node007 (h100-2node-16gpu-ib-shahizat).",
+				CollectedIn: "found for this project (not in shared/measurements)",
+				Author:      "shahizat",
+			},
+			Hardware: Hardware{
+				GPUModel:     "NVIDIA H100 80GB HBM3",
+				NGPUs:        8,
+				NNodes:       1,
+				Interconnect: "8x H100 SXM on NVSwitch in node005 (buses 18, 6d, 97, c0, 19, 6c, 96, c1)",
+			},
+			Run: Run{
+				NCCLVersion: "not printed",
+				Env:         map[string]string{},
+				Command:     "all_reduce_perf -b 128M -e 4G -f 2 -g 8 (from the header line: one process, 8 GPUs, 2 timed iterations)",
+				Collective:  "allreduce",
+				Dtype:       "float32",
+				AuthorNotes: "The author posts it as the single-node reference for the slow two-node runs.",
+				AvgBusBw:    ref(439.369),
+			},
+			System: SystemRef{
+				Preset: "h100-sxm-8x",
+				Nodes:  1,
+				Env:    map[string]string{},
+				Why:    "One HGX H100 node with all eight GPUs on NVSwitch: h100-sxm-8x, whose NVLS path the maintainer confirms.",
+			},
+			FitReason: "Validated only: the NCCL version is not printed and the run times two iterations per size.",
+			Caveats: []string{
+				"Two timed iterations per size (iters: 2): the rows are noisier than a default run.",
+				"The run starts at 128 MiB.",
+			},
+			Rows: []Row{
+				{Bytes: 134217728, Count: 33554432, TimeUs: 613.3, AlgBwGBps: 218.85, BusBwGBps: 382.99, TimeUsInPlace: 614.3, AlgBwInPlace: 218.48, BusBwInPlace: 382.34},
+				{Bytes: 268435456, Count: 67108864, TimeUs: 1139.2, AlgBwGBps: 235.63, BusBwGBps: 412.35, TimeUsInPlace: 1134.8, AlgBwInPlace: 236.56, BusBwInPlace: 413.97},
+				{Bytes: 536870912, Count: 134217728, TimeUs: 2175.8, AlgBwGBps: 246.75, BusBwGBps: 431.81, TimeUsInPlace: 2181.4, AlgBwInPlace: 246.11, BusBwInPlace: 430.69},
+				{Bytes: 1073741824, Count: 268435456, TimeUs: 4038.8, AlgBwGBps: 265.85, BusBwGBps: 465.25, TimeUsInPlace: 4043.6, AlgBwInPlace: 265.54, BusBwInPlace: 464.7},
+				{Bytes: 2147483648, Count: 536870912, TimeUs: 8020.3, AlgBwGBps: 267.76, BusBwGBps: 468.57, TimeUsInPlace: 8002.1, AlgBwInPlace: 268.36, BusBwInPlace: 469.64},
+				{Bytes: 4294967296, Count: 1073741824, TimeUs: 15870.0, AlgBwGBps: 270.63, BusBwGBps: 473.6, TimeUsInPlace: 15773.0, AlgBwInPlace: 272.3, BusBwInPlace: 476.53},
+			},
+		},
+		{
+			Schema: 1,
 			ID:     "h100-8node-64gpu-ib-gjaion",
 			Source: Source{
 				URL:         "https://github.com/NVIDIA/nccl-tests/issues/309",
