@@ -69,7 +69,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 8 datasets from 3 sources",
 				},
-				Band: Band{MedianPct: 2.249, MaxPct: 58.58, OverPct: 18.09, UnderPct: 43.7, Datasets: 11, Sources: 5, Points: 105, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 2.519, MaxPct: 58.58, OverPct: 18.37, UnderPct: 40.63, Datasets: 13, Sources: 7, Points: 124, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "nvlink-direct",
@@ -151,7 +151,8 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "mid-size rows from one dataset only (ppio-rtx4090-4gpu-p2p-driver), fewer than the 2 independent sources that identify it: no ramp beyond NCCL's latency (linear)",
 				},
-				Band: Band{MedianPct: 5.722, MaxPct: 9.693, OverPct: 7.283, UnderPct: 7.309, Datasets: 2, Sources: 2, Points: 14, MinBytes: 1048576, OutOfSample: true},
+				Band:      Band{MedianPct: 6.226, MaxPct: 27.34, OverPct: 26.67, UnderPct: 7.39, Datasets: 4, Sources: 3, Points: 30, MinBytes: 1048576, OutOfSample: true},
+				NCCLModel: "with each source left out, the fit was off by 9.7% (median over 4 datasets of 3 sources), NCCL's model by 6.3%: NCCL's model is used",
 			},
 			{
 				Class: "pcie-xsocket",
@@ -613,6 +614,28 @@ func embeddedCalibration() *Calibration {
 				},
 			},
 			{
+				ID:     "bessemer-v100pcie-4gpu-nccl2.4.2",
+				Source: "github.com/rcgsheffield",
+				Class:  "pcie",
+				Reason: "On arrival: validated before any fit.",
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "bessemer-v100pcie-4gpu-nccl2.8.3",
+				Source: "github.com/rcgsheffield",
+				Class:  "pcie",
+				Reason: "On arrival: validated before any fit.",
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
 				ID:     "coreweave-a100sxm-128gpu-16node-ib-sharp",
 				Source: "github.com/coreweave",
 				Class:  "net-rdma",
@@ -671,10 +694,41 @@ func embeddedCalibration() *Calibration {
 				},
 			},
 			{
+				ID:     "gke-a4-b200-2node-16gpu-roce-allgather",
+				Source: "github.com/google",
+				Class:  "net-rdma",
+				Reason: "Validated only: the NIC speed is not printed (400 Gb/s is assumed), the network runs through Google's gIB plugin with the environment of its set_nccl_env.sh, which the guide does not list, and the run is the only B200 in the set.",
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
 				ID:     "h100-2node-16gpu-ib-gjaion",
 				Source: "author:gj-aion",
 				Class:  "net-rdma",
 				Reason: "The NICs (count, speed) are not published, so the run cannot anchor a network efficiency; it is validated, not fitted.",
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "h100-2node-16gpu-ib-ring-shahizat",
+				Source: "author:shahizat",
+				Class:  "net-rdma",
+				Reason: "Validated only: Ring reaches 89.90 GB/s where NCCL's model of eight NDR NICs gives 382; the thread does not find the cause, the NCCL version is not printed and the NICs' PCIe placement is not published.",
+				Constrains: []string{
+					"efficiency",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "h100-2node-16gpu-ib-shahizat",
+				Source: "author:shahizat",
+				Class:  "net-rdma",
+				Reason: "Validated only: the thread is about a cluster that underperforms (155.57 GB/s where NCCL's model of eight NDR NICs gives 461), the NCCL version is not printed and the NICs' PCIe placement is not published.",
 				Constrains: []string{
 					"efficiency",
 					"ramp_bytes_per_rank",
@@ -735,6 +789,13 @@ func embeddedCalibration() *Calibration {
 				Source:     "author:ishanbshah",
 				Class:      "nvlink",
 				Fitted:     true,
+				Constrains: []string{},
+			},
+			{
+				ID:         "h100-8gpu-nvswitch-nvls-shahizat",
+				Source:     "author:shahizat",
+				Class:      "nvlink",
+				Reason:     "Validated only: the NCCL version is not printed and the run times two iterations per size.",
 				Constrains: []string{},
 			},
 			{
@@ -1060,6 +1121,17 @@ func embeddedCalibration() *Calibration {
 				Source: "github.com/odissei-benchmarks",
 				Class:  "nvlink-direct",
 				Fitted: true,
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
+				},
+			},
+			{
+				ID:     "thanos-a100sxm80-8gpu-nvswitch",
+				Source: "public github markdown notes in chinese on building open mpi and nccl-tests and benchmarking one 8x a100 sxm4 node named thanos (repository not recorded)",
+				Class:  "nvlink",
+				Reason: "Validated only: the NCCL version, the CPU and the board are not published and the repository was not recorded.",
 				Constrains: []string{
 					"efficiency",
 					"latency_factor",

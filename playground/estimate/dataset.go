@@ -23,10 +23,18 @@ type Dataset struct {
 	System SystemRef `json:"system"`
 	// Fit says whether calibration may use the run; FitReason explains a
 	// false.
-	Fit       bool     `json:"fit"`
-	FitReason string   `json:"fit_reason"`
-	Caveats   []string `json:"caveats"`
-	Rows      []Row    `json:"rows"`
+	Fit       bool   `json:"fit"`
+	FitReason string `json:"fit_reason"`
+	// Anomaly, when not empty, is what the source itself shows to be wrong
+	// with the system or the run (a cluster its thread reports as
+	// underperforming, a table whose times fall as the size grows). Such a
+	// run is validated and reported, but it is not fitted and it counts
+	// neither in the error bands nor in the choice of classes handed to
+	// NCCL's model: the band describes systems that work, and runs like it
+	// are what `ncclsim compare` is meant to flag.
+	Anomaly string   `json:"anomaly,omitempty"`
+	Caveats []string `json:"caveats"`
+	Rows    []Row    `json:"rows"`
 	// Raw is the table (and log lines) as published, for traceability.
 	// LoadDatasets fills it; the compiled-in copy (DefaultDatasets) leaves
 	// it empty.
@@ -180,6 +188,9 @@ func (d *Dataset) check() error {
 	}
 	if d.System.Nodes > 1 && d.System.Fabric == "" {
 		return errors.New("a multi-node run needs system.fabric")
+	}
+	if d.Fit && d.Anomaly != "" {
+		return errors.New("a run with an anomaly cannot be fitted")
 	}
 	if !d.Fit && strings.TrimSpace(d.FitReason) == "" {
 		return errors.New("fit is false but fit_reason is empty")

@@ -562,6 +562,9 @@ func fallBack(cal *Calibration, all []*prepared, oos [][]float64) {
 	}
 	by := map[Class]*tally{}
 	for k, p := range all {
+		if p.d.Anomaly != "" {
+			continue
+		}
 		var ec, em []float64
 		for i, r := range p.rows {
 			if r.bytes < BandMinBytes || r.busbw <= 0 {
@@ -1010,6 +1013,9 @@ func setBands(cal *Calibration, all []*prepared, oos [][]float64) {
 	dsets := map[Class]map[string]bool{}
 	srcs := map[Class]map[string]bool{}
 	for k, p := range all {
+		if p.d.Anomaly != "" {
+			continue
+		}
 		for i, r := range p.rows {
 			if r.bytes < BandMinBytes || r.busbw <= 0 {
 				continue

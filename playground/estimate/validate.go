@@ -57,7 +57,10 @@ type DatasetReport struct {
 	Class      Class  `json:"class"`
 	Fitted     bool   `json:"fitted"`
 	// Source is the dataset's SourceKey.
-	Source     string `json:"source"`
+	Source string `json:"source"`
+	// Anomaly is the dataset's Dataset.Anomaly: its points count in the
+	// errors but not in the band coverage.
+	Anomaly    string `json:"anomaly,omitempty"`
 	Model      Stats  `json:"model"`
 	Calibrated Stats  `json:"calibrated"`
 	// OutOfSample is the error of the leave-one-source-out prediction.
@@ -106,7 +109,8 @@ type Report struct {
 	Sources int `json:"sources"`
 	// BandCoverage is the share (%) of counted points whose measured busbw
 	// lies inside the class's error band drawn around the out-of-sample
-	// prediction; BandPoints counts them.
+	// prediction; BandPoints counts them (the points of datasets with an
+	// Anomaly are left out, as from the bands).
 	BandCoverage float64 `json:"band_coverage_pct"`
 	BandPoints   int     `json:"band_points"`
 }
@@ -154,7 +158,7 @@ func Validate(ctx context.Context, sets []*Dataset, build Builder, cal *Calibrat
 		if err != nil {
 			return nil, err
 		}
-		dr := DatasetReport{ID: d.ID, Collective: f.String(), Preset: d.System.Preset, Nodes: d.System.Nodes, NRanks: d.NRanks(), Fitted: d.Fit, Source: d.SourceKey()}
+		dr := DatasetReport{ID: d.ID, Collective: f.String(), Preset: d.System.Preset, Nodes: d.System.Nodes, NRanks: d.NRanks(), Fitted: d.Fit, Source: d.SourceKey(), Anomaly: d.Anomaly}
 		var em, ec, eo []float64
 		j := 0 // index into the prepared rows (rows of positive size)
 		for _, r := range d.Rows {
@@ -181,9 +185,11 @@ func Validate(ctx context.Context, sets []*Dataset, build Builder, cal *Calibrat
 			}
 			if pt.Counted {
 				em, ec, eo = append(em, pt.ModelAPE), append(ec, pt.CalAPE), append(eo, pt.OutOfSampleAPE)
-				bandPts++
-				if pt.InBand {
-					inBand++
+				if d.Anomaly == "" {
+					bandPts++
+					if pt.InBand {
+						inBand++
+					}
 				}
 			}
 			dr.Points = append(dr.Points, pt)

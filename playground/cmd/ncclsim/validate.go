@@ -70,7 +70,10 @@ func formatValidate(rep *estimate.Report, points bool) string {
 	fmt.Fprintf(&b, "%-48s %-13s %-11s %5s %4s  %9s %9s %9s  %9s %9s  %s\n", "DATASET", "COLL", "CLASS", "RANKS", "N", "MODEL MED", "IN MED", "OUT MED", "MODEL MAX", "OUT MAX", "SOURCE")
 	for _, d := range rep.Datasets {
 		id := d.ID
-		if !d.Fitted {
+		switch {
+		case d.Anomaly != "":
+			id += " (anomaly, not in the band)"
+		case !d.Fitted:
 			id += " (not fitted)"
 		}
 		fmt.Fprintf(&b, "%-48s %-13s %-11s %5d %4d  %8.1f%% %8.1f%% %8.1f%%  %8.1f%% %8.1f%%  %s\n", id, d.Collective, d.Class, d.NRanks, d.Calibrated.N,
@@ -91,7 +94,7 @@ func formatValidate(rep *estimate.Report, points bool) string {
 		rep.OutOfSample.MedianPct, rep.OutOfSample.MaxPct)
 	fmt.Fprintf(&b, "fitted datasets only (%d points): model median %.1f%%, in-sample median %.1f%%\n",
 		rep.Fitted.Calibrated.N, rep.Fitted.Model.MedianPct, rep.Fitted.Calibrated.MedianPct)
-	fmt.Fprintf(&b, "error band: the measured busbw lies inside the class's band around the out-of-sample estimate for %.1f%% of %d points\n", rep.BandCoverage, rep.BandPoints)
+	fmt.Fprintf(&b, "error band: the measured busbw lies inside the class's band around the out-of-sample estimate for %.1f%% of %d points (runs marked anomaly left out)\n", rep.BandCoverage, rep.BandPoints)
 	if !points {
 		return b.String()
 	}
