@@ -256,6 +256,9 @@ func TestMonotonicTime(t *testing.T) {
 					// time, which is not monotonic itself: the Tree
 					// correction factors of tuning.cc change by size
 					// octave. Only the equality is checked.
+					if e.Calibrated.RampBusBytes != 0 || e.Calibrated.LatencyUs != e.ModelLatencyUs {
+						t.Errorf("%s x%d %s %d bytes: class %s on NCCL's model reports ramp %g and latency %g, want 0 and NCCL's %g", sc.preset, sc.nodes, f, n, e.Calibrated.Class, e.Calibrated.RampBusBytes, e.Calibrated.LatencyUs, e.ModelLatencyUs)
+					}
 					if !e.Calibrated.Held && e.Calibrated.TimeUs != e.Model.TimeUs {
 						t.Errorf("%s x%d %s %d bytes: class %s on NCCL's model takes %.4f us, the model %.4f us", sc.preset, sc.nodes, f, n, e.Calibrated.Class, e.Calibrated.TimeUs, e.Model.TimeUs)
 					}

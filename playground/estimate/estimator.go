@@ -40,7 +40,9 @@ type Calibrated struct {
 	// PlateauBusBwGBps is η·B: the bus bandwidth large messages reach.
 	PlateauBusBwGBps float64 `json:"plateau_busbw_GBps"`
 	// RampBusBytes is ρ·n_a·k_p (RampRanks): the bus size at which the bandwidth reaches
-	// 1 − 1/e (63 %) of the plateau.
+	// 1 − 1/e (63 %) of the plateau; 0 when the class is on NCCL's own
+	// model (ClassParams.NCCLModel), whose latency and bandwidth LatencyUs
+	// and PlateauBusBwGBps then are.
 	RampBusBytes float64 `json:"ramp_bus_bytes"`
 	// Held is set when the time was raised to that of a smaller message
 	// (HeldFromBytes): NCCL's protocol or algorithm switch there would
@@ -315,7 +317,9 @@ func (s *System) estimate(req tune.Request, cv *curve) (Estimate, error) {
 	cal.NSources = s.cal.sourcesOf(cal.Datasets)
 	cal.Support = supportText(cp, bw, cal.NSources)
 	if cp.NCCLModel != "" {
+		// NCCL's own terms: its latency and bandwidth, no ramp.
 		cal.Support = cp.NCCLModel
+		cal.LatencyUs, cal.PlateauBusBwGBps, cal.RampBusBytes = e.ModelLatencyUs, e.ModelBandwidthGBps*bf, 0
 	}
 	e.Calibrated = applyBand(cal)
 	return e, nil

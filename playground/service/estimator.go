@@ -234,9 +234,13 @@ func estimateTable(es *estimate.System, e *estimate.Estimate, f tune.Func) strin
 		if cp, err := es.Calibration().For(c.Class); err == nil {
 			gamma = figure.Short(cp.RampGamma.Value, 3)
 		}
+		formula := "t = λ·L + Sbus / (η·B) / (1 − exp(−(Sbus / ρ)^γ)) with Sbus = size × " + figure.Short(bf, 4) + " = " + figure.Short(sbus, 0) + " bus bytes, λ·L = " + figure.Short(c.LatencyUs, 2) + " µs, η·B = " + figure.Short(c.PlateauBusBwGBps, 3) + " GB/s, ρ = " + figure.Short(c.RampBusBytes, 0) + " bytes, γ = " + gamma + " → " + figure.Short(c.TimeUs, 2) + " µs"
+		if c.RampBusBytes == 0 {
+			formula = "t = NCCL's model time, " + figure.Short(c.TimeUs, 2) + " µs: the class is on NCCL's own model (see below)"
+		}
 		cf = []string{
 			"path class " + string(c.Class) + ": " + c.Class.Describe(),
-			"t = λ·L + Sbus / (η·B) / (1 − exp(−(Sbus / ρ)^γ)) with Sbus = size × " + figure.Short(bf, 4) + " = " + figure.Short(sbus, 0) + " bus bytes, λ·L = " + figure.Short(c.LatencyUs, 2) + " µs, η·B = " + figure.Short(c.PlateauBusBwGBps, 3) + " GB/s, ρ = " + figure.Short(c.RampBusBytes, 0) + " bytes, γ = " + gamma + " → " + figure.Short(c.TimeUs, 2) + " µs",
+			formula,
 			"algbw = size / time; " + busText,
 			"error band of the class, out of sample (each point predicted without its own source): −" + figure.Short(c.Band.UnderPct, 1) + " % … +" + figure.Short(c.Band.OverPct, 1) + " %, median " + figure.Short(c.Band.MedianPct, 1) + " %, max " + figure.Short(c.Band.MaxPct, 1) + " % over " + strconv.Itoa(c.Band.Points) + " points of " + strconv.Itoa(c.Band.Datasets) + " datasets from " + strconv.Itoa(c.Band.Sources) + " independent sources; " + strconv.Itoa(c.NSources) + " independent source(s) behind the class's efficiency; " + c.Support,
 		}

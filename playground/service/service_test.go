@@ -131,35 +131,43 @@ func TestCommandRoundTrip(t *testing.T) {
 // TestCalibrationOverride: a calibration set on Service.Calibration (what
 // `ncclsim --calibration FILE` does) is the one the estimate uses, not the
 // built-in one. Halving the net-rdma efficiency halves the plateau of a
-// 2-node allreduce on that class.
+// 2-node allreduce on that class (both calibrations with the class on its
+// fitted parameters, not on NCCL's model), and marking the class for NCCL's
+// model makes the estimate NCCL's time.
 func TestCalibrationOverride(t *testing.T) {
 	ctx := context.Background()
 	req := &Request{Preset: "h100-8x-ib", Nodes: 2, Coll: "allreduce", Bytes: "8G"}
-	base, err := New().Estimate(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cal, err := estimate.DefaultCalibration()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range cal.Classes {
-		if cal.Classes[i].Class == estimate.ClassNetRDMA {
-			cal.Classes[i].Efficiency.Value /= 2
+	with := func(scale float64, ncclModel string) *EstimateResult {
+		t.Helper()
+		cal, err := estimate.DefaultCalibration()
+		if err != nil {
+			t.Fatal(err)
 		}
+		for i := range cal.Classes {
+			if cal.Classes[i].Class == estimate.ClassNetRDMA {
+				cal.Classes[i].Efficiency.Value *= scale
+				cal.Classes[i].NCCLModel = ncclModel
+			}
+		}
+		s := New()
+		s.Calibration = cal
+		got, err := s.Estimate(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Calibrated.Class != estimate.ClassNetRDMA {
+			t.Fatalf("class %s, want %s", got.Calibrated.Class, estimate.ClassNetRDMA)
+		}
+		return got
 	}
-	s := New()
-	s.Calibration = cal
-	got, err := s.Estimate(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Calibrated.Class != estimate.ClassNetRDMA {
-		t.Fatalf("class %s, want %s", got.Calibrated.Class, estimate.ClassNetRDMA)
-	}
-	b, g := base.Calibrated.PlateauBusBwGBps, got.Calibrated.PlateauBusBwGBps
+	base, half := with(1, ""), with(0.5, "")
+	b, g := base.Calibrated.PlateauBusBwGBps, half.Calibrated.PlateauBusBwGBps
 	if math.Abs(g/b-0.5) > 1e-9 {
-		t.Errorf("plateau %g GB/s with the halved efficiency, %g with the built-in one: want half", g, b)
+		t.Errorf("plateau %g GB/s with the halved efficiency, %g with the fitted one: want half", g, b)
+	}
+	m := with(0.5, "test: on NCCL's model")
+	if m.Calibrated.TimeUs != m.Model.TimeUs || m.Calibrated.RampBusBytes != 0 || m.Calibrated.Support != "test: on NCCL's model" {
+		t.Errorf("class on NCCL's model: calibrated %g us (model %g), ramp %g, support %q", m.Calibrated.TimeUs, m.Model.TimeUs, m.Calibrated.RampBusBytes, m.Calibrated.Support)
 	}
 }
 

@@ -98,8 +98,12 @@ func writeCalibratedText(b *strings.Builder, c *estimate.Calibrated) {
 		return
 	}
 	fmt.Fprintf(b, "calibrated estimate, what nccl-tests would measure (path class %s: %s):\n", c.Class, c.Class.Describe())
-	fmt.Fprintf(b, "  time %.2f us: latency floor %.1f us, plateau busbw %.2f GB/s, 63%% of the plateau at %.3g bus bytes\n",
-		c.TimeUs, c.LatencyUs, c.PlateauBusBwGBps, c.RampBusBytes)
+	if c.RampBusBytes == 0 {
+		fmt.Fprintf(b, "  time %.2f us: NCCL's model (latency %.1f us, busbw %.2f GB/s), see support below\n", c.TimeUs, c.LatencyUs, c.PlateauBusBwGBps)
+	} else {
+		fmt.Fprintf(b, "  time %.2f us: latency floor %.1f us, plateau busbw %.2f GB/s, 63%% of the plateau at %.3g bus bytes\n",
+			c.TimeUs, c.LatencyUs, c.PlateauBusBwGBps, c.RampBusBytes)
+	}
 	fmt.Fprintf(b, "  algbw %.2f GB/s, busbw %.2f GB/s", c.AlgBwGBps, c.BusBwGBps)
 	if c.BusBwHighGBps != nil {
 		fmt.Fprintf(b, " (measured runs of this class: %.2f-%.2f GB/s)\n", c.BusBwLowGBps, *c.BusBwHighGBps)
