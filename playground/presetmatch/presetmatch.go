@@ -132,6 +132,11 @@ func Best(gpu string, perHost, hosts int) (Choice, bool) {
 		if !sharesToken(want, e.tokens) {
 			continue
 		}
+		if strings.Contains(low, "sxm") && strings.HasPrefix(strings.ToLower(e.group), "pcie") {
+			// An SXM module sits on NVLink: a box of PCIe cards of the
+			// same chip (V100 PCIe for a V100 SXM2) is another system.
+			continue
+		}
 		score := 0
 		multi := e.group == multiNode
 		if hosts > 1 && multi || hosts <= 1 && !multi {

@@ -31,6 +31,8 @@ func TestBest(t *testing.T) {
 		{"NVIDIA GeForce RTX 2080 Ti", 2, 1, "rtx2080ti-2x-pcie-switch", true},
 		{"NVIDIA A40", 2, 1, "a40-2x-node-shm", true},
 		{"NVIDIA GeForce RTX 3090", 0, 0, "rtx3090-4x-nvlink", true},
+		{"NVIDIA B200", 8, 2, "b200-8x-a4-roce", true},
+		{"Tesla V100-PCIE-32GB", 4, 1, "v100pcie-4x-pcie-switch", true},
 	}
 	for _, tt := range tests {
 		got, ok := Best(tt.gpu, tt.perHost, tt.hosts)
@@ -38,8 +40,9 @@ func TestBest(t *testing.T) {
 			t.Errorf("Best(%q, %d, %d) = %+v, %v; want %s exact=%v", tt.gpu, tt.perHost, tt.hosts, got, ok, tt.want, tt.exact)
 		}
 	}
-	// GPU models no preset names.
-	for _, gpu := range []string{"Tesla V100-SXM2-32GB", "NVIDIA B200", "NVIDIA GB200", "", "cpu"} {
+	// GPU models no preset names, and an SXM module whose chip only a
+	// box of PCIe cards has (a "PCIe, ..." group of presets.tsv).
+	for _, gpu := range []string{"Tesla V100-SXM2-32GB", "NVIDIA GB200", "", "cpu"} {
 		if got, ok := Best(gpu, 8, 1); ok {
 			t.Errorf("Best(%q) = %+v; want none", gpu, got)
 		}
