@@ -84,6 +84,9 @@ type ClassReport struct {
 	Class   Class   `json:"class"`
 	Sources int     `json:"sources"`
 	Medians Medians `json:"medians"`
+	// NCCLModel is the calibration's ClassParams.NCCLModel: when not
+	// empty, the class is estimated by NCCL's model, and why.
+	NCCLModel string `json:"nccl_model,omitempty"`
 }
 
 // Report is the validation of every dataset. Overall pools the counted
@@ -223,7 +226,11 @@ func Validate(ctx context.Context, sets []*Dataset, build Builder, cal *Calibrat
 			}
 		}
 		if len(ds) > 0 {
-			rep.Classes = append(rep.Classes, ClassReport{Class: c, Sources: len(cs), Medians: mediansOf(ds)})
+			cr := ClassReport{Class: c, Sources: len(cs), Medians: mediansOf(ds)}
+			if cp, err := cal.For(c); err == nil {
+				cr.NCCLModel = cp.NCCLModel
+			}
+			rep.Classes = append(rep.Classes, cr)
 		}
 	}
 	return rep, nil

@@ -84,7 +84,10 @@ func formatValidate(rep *estimate.Report, points bool) string {
 	fmt.Fprintf(&b, "%-12s %7s %8s  %9s %9s %9s\n", "CLASS", "SOURCES", "DATASETS", "MODEL", "IN", "OUT")
 	for _, c := range rep.Classes {
 		mark := ""
-		if c.Medians.OutOfSample > c.Medians.Model+0.05 {
+		switch {
+		case c.NCCLModel != "":
+			mark = "  (on NCCL's model: the fit did worse out of sample)"
+		case c.Medians.OutOfSample > c.Medians.Model+0.05:
 			mark = "  (out-of-sample worse than NCCL's model)"
 		}
 		fmt.Fprintf(&b, "%-12s %7d %8d  %8.1f%% %8.1f%% %8.1f%%%s\n", c.Class, c.Sources, c.Medians.Datasets, c.Medians.Model, c.Medians.Calibrated, c.Medians.OutOfSample, mark)
