@@ -602,13 +602,25 @@ func fallBack(cal *Calibration, all []*prepared, oos [][]float64) {
 }
 
 // useModel rewrites the rows of oos whose class is marked in use to NCCL's
-// model time.
+// model time, held at segment boundaries as predict and the estimator hold
+// it (NCCL's model is not monotonic in the size). The hold of a row after a
+// segment of another class takes that segment at its default parameters,
+// not at the fold's: no committed dataset mixes a class on NCCL's model
+// with another.
 func useModel(all []*prepared, oos [][]float64, use [numClasses]bool) {
+	ps := defaultParams()
+	ps.nccl = use
 	for k, p := range all {
+		var out []float64
 		for i, r := range p.rows {
-			if use[classIndex(p.route.Algo[r.c.a])] {
-				oos[k][i] = r.model
+			if !use[classIndex(p.route.Algo[r.c.a])] {
+				continue
 			}
+			if out == nil {
+				out = make([]float64, len(p.rows))
+				p.predict(ps, out)
+			}
+			oos[k][i] = out[i]
 		}
 	}
 }
