@@ -425,7 +425,7 @@ func TestValidateCommitted(t *testing.T) {
 		fell[cp.Class] = cp.NCCLModel != ""
 	}
 	for _, c := range rep.Classes {
-		if c.Medians.OutOfSample-c.Medians.Model >= fallBackMarginPct {
+		if c.Medians.OutOfSample-c.Medians.Model >= FallBackMarginPct {
 			t.Errorf("%s: out-of-sample median %.2f%% worse than NCCL's model's %.2f%%", c.Class, c.Medians.OutOfSample, c.Medians.Model)
 		}
 		if fell[c.Class] && (math.Abs(c.Medians.Calibrated-c.Medians.Model) > 1e-9 || math.Abs(c.Medians.OutOfSample-c.Medians.Model) > 1e-9) {

@@ -247,6 +247,11 @@ func shmLink(h Hop) float64 {
 	return h.PathBw
 }
 
+// onModel reports whether cell c's class takes NCCL's model time.
+func (ps *paramSet) onModel(c cell, rt *Routing) bool {
+	return ps.nccl[classIndex(rt.Algo[c.a])]
+}
+
 func (ps *paramSet) terms(c cell, rt *Routing, n int) terms {
 	i := classIndex(rt.Algo[c.a])
 	return terms{lat: ps.lam[i] * c.lat, plateau: ps.plateau(c, rt), ramp: ps.rho[i] * RampRanks(c.a, n) * RampScale(c.p), gamma: ps.gamma[i]}
@@ -355,14 +360,14 @@ func (p *prepared) predict(ps *paramSet, out []float64) {
 	for i := 1; i < len(p.segs); i++ {
 		prev := p.segs[i-1]
 		t := prev.modelEnd
-		if !ps.nccl[classIndex(p.route.Algo[prev.c.a])] {
+		if !ps.onModel(prev.c, &p.route) {
 			t = calTime(ps.terms(prev.c, &p.route, p.n), float64(prev.end)*p.bf)
 		}
 		prefMax[i] = math.Max(prefMax[i-1], t)
 	}
 	for i, r := range p.rows {
 		t := r.model
-		if !ps.nccl[classIndex(p.route.Algo[r.c.a])] {
+		if !ps.onModel(r.c, &p.route) {
 			t = calTime(ps.terms(r.c, &p.route, p.n), float64(r.bytes)*p.bf)
 		}
 		if r.seg >= 0 && r.seg < len(prefMax) && prefMax[r.seg] > t {
@@ -536,15 +541,16 @@ func Fit(ctx context.Context, sets []*Dataset, build Builder) (*Calibration, err
 	return cal, nil
 }
 
-// fallBackMarginPct is the smallest excess (percentage points) of a class's
-// out-of-sample error over NCCL's model's that makes fallBack use the model.
-const fallBackMarginPct = 0.05
+// FallBackMarginPct is the smallest excess (percentage points) of a class's
+// out-of-sample error over NCCL's model's that makes Fit hand the class to
+// the model (fallBack); `ncclsim validate` flags a class past it.
+const FallBackMarginPct = 0.05
 
 // fallBack hands to NCCL's model every class whose calibrated estimate does
 // worse out of sample than the model on the class's own datasets: the
 // median over those datasets of each dataset's median busbw error (sizes of
 // at least BandMinBytes), the figure `ncclsim validate` prints per class,
-// is compared, and a difference below fallBackMarginPct (the precision
+// is compared, and a difference below FallBackMarginPct (the precision
 // validate prints) keeps the fit. Calibration exists to improve on
 // the model on systems it has not seen; a class where leaving a source out
 // shows that it does not is better served by NCCL's own numbers, and its
@@ -592,7 +598,7 @@ func fallBack(cal *Calibration, all []*prepared, oos [][]float64) {
 			continue
 		}
 		mc, mm := median(t.cal), median(t.model)
-		if mc-mm < fallBackMarginPct {
+		if mc-mm < FallBackMarginPct {
 			continue
 		}
 		use[classIndex(c)] = true
@@ -613,7 +619,7 @@ func useModel(all []*prepared, oos [][]float64, use [numClasses]bool) {
 	for k, p := range all {
 		var out []float64
 		for i, r := range p.rows {
-			if !use[classIndex(p.route.Algo[r.c.a])] {
+			if !ps.onModel(r.c, &p.route) {
 				continue
 			}
 			if out == nil {

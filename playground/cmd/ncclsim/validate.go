@@ -87,7 +87,7 @@ func formatValidate(rep *estimate.Report, points bool) string {
 		switch {
 		case c.NCCLModel != "":
 			mark = "  (on NCCL's model: the fit did worse out of sample)"
-		case c.Medians.OutOfSample > c.Medians.Model+0.05:
+		case c.Medians.OutOfSample > c.Medians.Model+estimate.FallBackMarginPct:
 			mark = "  (out-of-sample worse than NCCL's model)"
 		}
 		fmt.Fprintf(&b, "%-12s %7d %8d  %8.1f%% %8.1f%% %8.1f%%%s\n", c.Class, c.Sources, c.Medians.Datasets, c.Medians.Model, c.Medians.Calibrated, c.Medians.OutOfSample, mark)
