@@ -18,11 +18,3 @@ var Env embed.FS
 //
 //go:embed gpus.csv
 var GPUs []byte
-
-// Messages holds NCCL's message catalog, messages/*.tsv, generated from the
-// NCCL source by playground/ncclmsg/internal/catalog-gen: every log call of
-// the pinned release with its file:line, the older releases' wordings, the
-// ncclResult_t texts and the IB work-completion names.
-//
-//go:embed messages/nccl-v2.30.7-1.tsv messages/nccl-older.tsv messages/nccl-results.tsv messages/ibv-wc.tsv messages/path-types.tsv
-var Messages embed.FS

@@ -50,7 +50,10 @@ import (
 // older wordings, the releases column) once per run of equal rows
 // (data/messages, catalog-gen's ditto): doctor 1,299,914 -> 1,297,471
 // with the same code; main before the session 1,299,445, the branch with
-// its new readings 1,299,195. The budget is held on compress/gzip's size,
+// its new readings 1,299,195. Session 16 left NCCL's message catalog out
+// of doctor.wasm (the tag nocatalog; the worker fetches data/messages'
+// files from beside the binary): doctor 1,299,645 -> 1,248,312 with the
+// same code, its ceiling re-set to that plus 1%, rounded up. The budget is held on compress/gzip's size,
 // what BenchmarkPageLoad's server sends, which is 1% above gzip -9's.
 const wasmGzipBudget = 1_300_000
 
@@ -60,7 +63,7 @@ var wasmGzipCeiling = map[string]int{
 	"estimator.wasm":       1_300_000, // 1,292,397, capped at the budget (session 6, batch 1)
 	"estimator-paste.wasm": 1_350_000, // 1,328,948 × 1.01 (session 9)
 	"step.wasm":            1_300_000, // 1,294,044, capped at the budget (session 6, batch 1)
-	"doctor.wasm":          1_300_000, // 1,287,475, capped at the budget (session 6, batch 1)
+	"doctor.wasm":          1_270_000, // 1,248,312 × 1.01 (session 16, without the message catalog)
 }
 
 // overBudget lists the binaries over the budget, and why; every other

@@ -13,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/distributed-nav/distributed-nav/data"
 )
 
 // Pinned is the release the catalog's main table describes.
@@ -78,28 +76,61 @@ type Catalog struct {
 	version map[string]*Entry   // severity -> showVersion's call (versionEntry)
 }
 
+// Files names the files Load reads, as paths under data/ (and under the
+// playground's directory of the site, where playground/wasm/build.sh
+// copies them for the doctor page's binary, built without them).
+var Files = []string{"messages/nccl-" + Pinned + ".tsv", "messages/nccl-older.tsv", "messages/nccl-results.tsv", "messages/ibv-wc.tsv", "messages/path-types.tsv"}
+
+// ReadFunc returns the content of one of Files.
+type ReadFunc func(name string) ([]byte, error)
+
 var (
-	loadOnce sync.Once
-	loaded   *Catalog
-	loadErr  error
+	mu      sync.Mutex
+	source  ReadFunc = compiledIn()
+	loaded  *Catalog
+	loadErr error
 )
 
-// Default returns the catalog compiled into the program (data.Messages).
+// Provide sets the files Default reads the catalog from, in place of the
+// ones compiled in: a program built with the tag nocatalog (the doctor
+// page's wasm, which fetches them from the site) has none compiled in and
+// calls Provide before anything asks for the catalog. A catalog Default
+// read from the previous files is dropped.
+func Provide(read ReadFunc) {
+	mu.Lock()
+	defer mu.Unlock()
+	source, loaded, loadErr = read, nil, nil
+}
+
+// Default returns the catalog of the files compiled into the program
+// (data.Messages) or set by Provide, read once.
 func Default() (*Catalog, error) {
-	loadOnce.Do(func() { loaded, loadErr = Load(data.Messages) })
+	mu.Lock()
+	defer mu.Unlock()
+	if loaded == nil && loadErr == nil {
+		if source == nil {
+			return nil, errors.New("NCCL's message catalog is not loaded (this program was built without it and was not given its files)")
+		}
+		loaded, loadErr = LoadFiles(source)
+	}
 	return loaded, loadErr
 }
 
 // Load reads the catalog files from fsys (the layout of data/messages).
 func Load(fsys fs.FS) (*Catalog, error) {
+	return LoadFiles(func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) })
+}
+
+// LoadFiles reads the catalog from the Files read returns.
+func LoadFiles(read ReadFunc) (*Catalog, error) {
 	c := &Catalog{WCStatus: map[int]string{}, WCOpcode: map[int]string{}, PathTypes: map[string][]string{}}
-	if err := c.readEntries(fsys, "messages/nccl-"+Pinned+".tsv", false); err != nil {
+	if err := c.readEntries(read, Files[0], false); err != nil {
 		return nil, err
 	}
-	if err := c.readEntries(fsys, "messages/nccl-older.tsv", true); err != nil {
+	if err := c.readEntries(read, Files[1], true); err != nil {
 		return nil, err
 	}
-	if err := eachRow(fsys, "messages/nccl-results.tsv", 3, func(f []string, where string) error {
+	if err := eachRow(read, Files[2], 3, func(f []string, where string) error {
 		code, err := strconv.Atoi(f[0])
 		if err != nil {
 			return errors.New(where + ": code " + strconv.Quote(f[0]))
@@ -109,7 +140,7 @@ func Load(fsys fs.FS) (*Catalog, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if err := eachRow(fsys, "messages/ibv-wc.tsv", 3, func(f []string, where string) error {
+	if err := eachRow(read, Files[3], 3, func(f []string, where string) error {
 		v, err := strconv.Atoi(f[1])
 		if err != nil {
 			return errors.New(where + ": value " + strconv.Quote(f[1]))
@@ -126,7 +157,7 @@ func Load(fsys fs.FS) (*Catalog, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if err := eachRow(fsys, "messages/path-types.tsv", 3, func(f []string, where string) error {
+	if err := eachRow(read, Files[4], 3, func(f []string, where string) error {
 		v, err := strconv.Atoi(f[1])
 		if err != nil || v < 0 || v > 64 {
 			return errors.New(where + ": value " + strconv.Quote(f[1]))

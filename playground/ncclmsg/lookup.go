@@ -2,7 +2,6 @@ package ncclmsg
 
 import (
 	"errors"
-	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,8 +9,8 @@ import (
 
 // eachRow calls fn for every non-comment line of a TSV file with exactly
 // want fields; where is "file:line" for error messages.
-func eachRow(fsys fs.FS, name string, want int, fn func(f []string, where string) error) error {
-	b, err := fs.ReadFile(fsys, name)
+func eachRow(read ReadFunc, name string, want int, fn func(f []string, where string) error) error {
+	b, err := read(name)
 	if err != nil {
 		return err
 	}
@@ -31,7 +30,7 @@ func eachRow(fsys fs.FS, name string, want int, fn func(f []string, where string
 	return nil
 }
 
-func (c *Catalog) readEntries(fsys fs.FS, name string, older bool) error {
+func (c *Catalog) readEntries(read ReadFunc, name string, older bool) error {
 	want := 5
 	if older {
 		want = 6
@@ -39,7 +38,7 @@ func (c *Catalog) readEntries(fsys fs.FS, name string, older bool) error {
 	// An empty file or releases column repeats the row above's (the
 	// generator writes each value once per run of equal rows).
 	var prevFile, prevReleases string
-	return eachRow(fsys, name, want, func(f []string, where string) error {
+	return eachRow(read, name, want, func(f []string, where string) error {
 		e := &Entry{Release: Pinned}
 		if older {
 			if f[0] == "" {

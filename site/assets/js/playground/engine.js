@@ -7,7 +7,7 @@
 // performance marks of this page, once: BenchmarkPageLoad reads them.
 function mark(times) {
   if (!times || performance.getEntriesByName('pg-go-main').length) return;
-  for (const [name, t] of [['pg-compiled', times.compiled], ['pg-worker', times.workerStart], ['pg-instantiated', times.instantiated], ['pg-go-main', times.goMain]]) {
+  for (const [name, t] of [['pg-compiled', times.compiled], ['pg-worker', times.workerStart], ['pg-instantiated', times.instantiated], ['pg-go-main', times.goMain], ['pg-files', times.files]]) {
     if (t) performance.mark(name, { startTime: Math.max(0, t - performance.timeOrigin) });
   }
 }

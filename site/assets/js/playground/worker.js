@@ -15,7 +15,8 @@
 //                                       it to restart the worker)
 //   {type: 'ready', version, times}     times: wall-clock ms of workerStart,
 //                                       compiled (after a 'compile'),
-//                                       instantiated, goMain
+//                                       instantiated, goMain, files (after
+//                                       fetching the module's data files)
 //   {type: 'progress', id, polls, ms}   during a search, at most every 100 ms
 //   {type: 'result', id, json, figures, ms}   json: the JSON text the Go function
 //                                       returned (or its plain text), figures:
@@ -61,11 +62,27 @@ async function init(execURL, module, times = {}) {
     self.postMessage({ type: 'fatal', message: 'the playground module stopped' });
   });
   // main() has registered globalThis.distnav before it blocks.
-  api = self.distnav;
-  if (!api) {
+  const mod = self.distnav;
+  if (!mod) {
     throw new Error('the playground module did not register its API');
   }
   t.goMain = now();
+  // A module built without its data files (the doctor's, without NCCL's
+  // message catalog) lists them in files: they are fetched from beside
+  // wasm_exec.js and handed over before the module is ready.
+  if (Array.isArray(mod.files)) {
+    const base = new URL(execURL, self.location.href);
+    const texts = {};
+    await Promise.all(mod.files.map(async (name) => {
+      const resp = await fetch(new URL(name, base));
+      if (!resp.ok) throw new Error(`could not load ${name} (HTTP ${resp.status})`);
+      texts[name] = await resp.text();
+    }));
+    const err = mod.setFiles(texts);
+    if (err) throw new Error(`the module's data files are unreadable: ${err}`);
+    t.files = now();
+  }
+  api = mod;
   self.postMessage({ type: 'ready', version: api.version, times: t });
 }
 
