@@ -306,7 +306,7 @@ func embeddedCalibration() *Calibration {
 					},
 					Note: "fitted on 6 datasets from 3 sources; at the lower bound 0.5 of its range",
 				},
-				Band: Band{MedianPct: 18.47, MaxPct: 1323.0, OverPct: 128.0, UnderPct: 36.74, Datasets: 9, Sources: 6, Points: 290, MinBytes: 1048576, OutOfSample: true},
+				Band: Band{MedianPct: 18.5, MaxPct: 1323.0, OverPct: 125.3, UnderPct: 36.57, Datasets: 10, Sources: 7, Points: 301, MinBytes: 1048576, OutOfSample: true},
 			},
 			{
 				Class: "net-tcp",
@@ -680,6 +680,17 @@ func embeddedCalibration() *Calibration {
 				Fitted: true,
 				Constrains: []string{
 					"efficiency",
+				},
+			},
+			{
+				ID:     "eksbp-t4-2node-efa-nogdr",
+				Source: "github.com/aws-ia",
+				Class:  "net-host",
+				Reason: "New in session 16 and measured on arrival; the NIC speed NCCL was given for the EFA device is not printed (100 Gb/s is AWS's instance figure), and the network path runs through a net plugin whose latency the log does not give.",
+				Constrains: []string{
+					"efficiency",
+					"latency_factor",
+					"ramp_bytes_per_rank",
 				},
 			},
 			{

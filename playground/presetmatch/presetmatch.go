@@ -64,7 +64,9 @@ func entries() []entry {
 // GPU model: a number of two to four digits with an optional letter
 // prefix or suffix ("4090", "h100", "a40", "l40s", "a10g"), lower-cased.
 // Memory sizes, form factors and link names ("80gb", "sxm5", "hbm3",
-// "pcie", "400") are left out.
+// "pcie", "400") are left out. NVIDIA's data-center parts named by one
+// letter and one digit (shortModels) are models too; other such words in
+// titles ("A3", "A4", "g5.") name cloud instances.
 func modelTokens(s string) []string {
 	var out []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
@@ -77,7 +79,13 @@ func modelTokens(s string) []string {
 	return out
 }
 
+// shortModels are the GPU models whose number has a single digit.
+var shortModels = map[string]bool{"t4": true, "l4": true, "a2": true}
+
 func isModel(w string) bool {
+	if shortModels[w] {
+		return true
+	}
 	for _, skip := range []string{"gb", "sxm", "hbm", "pcie", "nvl", "gen"} {
 		if strings.Contains(w, skip) {
 			return false

@@ -27,6 +27,7 @@ func TestBest(t *testing.T) {
 		{"NVIDIA A100-PCIE-40GB", 1, 2, "a100pcie-1x-2socket-hdr-sys", true},
 		{"NVIDIA L40S", 2, 2, "l40s-2x-2socket-roce", true},
 		{"NVIDIA A10G", 1, 2, "a10g-1x-aws-g5-10g", true},
+		{"Tesla T4", 1, 2, "t4-1x-g4dn-efa100", true},
 		{"NVIDIA GeForce RTX 5090", 8, 1, "rtx5090-8x-2socket-p2p", true},
 		{"NVIDIA GeForce RTX 2080 Ti", 2, 1, "rtx2080ti-2x-pcie-switch", true},
 		{"NVIDIA A40", 2, 1, "a40-2x-node-shm", true},
