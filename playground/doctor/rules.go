@@ -53,7 +53,6 @@ type Rule struct {
 // so neither is counted.
 var unproven = map[string]bool{
 	"nvls-setup-hang":       true,
-	"gdr-disabled-distance": true,
 	"nccl-version-mismatch": true, "timeout-desync": true, "flight-recorder-off": true,
 	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
 	"few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
