@@ -161,6 +161,10 @@ type catalogHit struct {
 	ret bool
 }
 
+// famIB is the index of the InfiniBand/RoCE verbs family in msgFamilies
+// (TestFamilyIBIndex holds the two together).
+const famIB = 1
+
 // maxCatalogHits caps the lines the generic readings keep.
 const maxCatalogHits = 256
 
@@ -237,12 +241,15 @@ func (d *diagnoser) genericReadings(rules []Diagnosis) []Diagnosis {
 			}
 		}
 	}
-	serious := false
+	serious, socket := false, false
 	for _, r := range rules {
 		serious = serious || r.Severity == Error
+		socket = socket || r.ID == "net-socket"
 	}
 	// Error-return traces are read only when nothing else speaks: no WARN
 	// line and no rule that found an error (the trace is then its echo).
+	// Where net-socket fired, the IB transport's failed init is the
+	// fallback it explains, not a verbs failure.
 	traces := d.s.Warnings.Count == 0 && !serious
 	// The lines of each family, in the table's order, and the first call
 	// that printed one (a slice, not a map: the wasm playground pays for
@@ -251,7 +258,7 @@ func (d *diagnoser) genericReadings(rules []Diagnosis) []Diagnosis {
 	first := make([]*ncclmsg.Entry, len(msgFamilies))
 	nFam := 0
 	for _, h := range hits {
-		if explained[h.ref.Line] || (h.ret && !traces) {
+		if explained[h.ref.Line] || (h.ret && (!traces || socket && h.family == famIB)) {
 			continue
 		}
 		if first[h.family] == nil {

@@ -80,6 +80,8 @@ func TestGenericReadings(t *testing.T) {
 			[]string{"generic-cuda"}, "operation not supported"},
 		{"error return without a warning", "h:1:2 [0] NCCL INFO transport/net_ib.cc:659 -> 2\nh:1:2 [0] NCCL INFO init.cc:1222 -> 2\n",
 			[]string{"generic-ib"}, "ibv_devinfo"},
+		{"IB init trace before a socket fallback", "h:1:2 [0] NCCL INFO Failed to open libibverbs.so[.1]\nh:1:2 [0] NCCL INFO transport/net_ib.cc:852 -> 3\nh:1:2 [0] NCCL INFO Using network Socket\n",
+			nil, ""},
 		{"proxy alone", "h:1:2 [0] proxy.cc:1485 NCCL WARN [Service thread] Error encountered progressing operation=Connect, res=3, closing connection\n",
 			[]string{"generic-proxy"}, "first WARN"},
 		{"proxy with a cause", "h:1:2 [0] misc/gdrwrap.cc:148 NCCL WARN gdr_pin_buffer(addr 7f00, size 65536) failed: -22\nh:1:2 [0] proxy.cc:1485 NCCL WARN [Service thread] Error encountered progressing operation=Connect, res=3, closing connection\n",
@@ -254,4 +256,30 @@ func TestEveryWarnRead(t *testing.T) {
 		t.Fatalf("%d WARN formats tried, %d matched their own entry: want most of the 692 calls of v2.30.7-1", tried, matched)
 	}
 	t.Logf("%d WARN formats tried, %d matched and read", tried, matched)
+}
+
+// TestFamilyIBIndex: famIB names the InfiniBand/RoCE verbs family.
+func TestFamilyIBIndex(t *testing.T) {
+	if msgFamilies[famIB].key != "ib" {
+		t.Errorf("msgFamilies[famIB] is %q, want \"ib\"", msgFamilies[famIB].key)
+	}
+}
+
+// TestSocketGDRLine: NCCL's socket transports print "GPU Direct RDMA
+// Disabled for HCA" for every interface (they never have GDR); only an
+// RDMA NIC's line means a missing peer-memory module.
+func TestSocketGDRLine(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{"h:1:2 [0] NCCL INFO NET/Socket : GPU Direct RDMA Disabled for HCA 0 'eth0'", false},
+		{"h:1:2 [0] NCCL INFO NET/FastSocket : GPU Direct RDMA Disabled for HCA 1 'eth1'", false},
+		{"h:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'", true},
+	} {
+		got := find(Diagnose(parseString(t, tc.line+"\n"), ncclenv.Env{}), "no-gdrdma").ID != ""
+		if got != tc.want {
+			t.Errorf("%q: no-gdrdma %v, want %v", tc.line, got, tc.want)
+		}
+	}
 }

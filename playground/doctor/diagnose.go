@@ -663,7 +663,12 @@ func (d *diagnoser) timeoutDesync() (Diagnosis, bool) {
 		if groups[k.pg] == nil {
 			groups[k.pg] = map[string]Timeout{}
 		}
-		groups[k.pg][strconv.FormatInt(ts[0].SeqNum, 10)+"/"+ts[0].OpType] = ts[0]
+		// Ranks that share a collective are named by the lowest one, not
+		// by the map's iteration order.
+		key := strconv.FormatInt(ts[0].SeqNum, 10) + "/" + ts[0].OpType
+		if old, ok := groups[k.pg][key]; !ok || ts[0].Rank < old.Rank {
+			groups[k.pg][key] = ts[0]
+		}
 	}
 	var ev evidence
 	var found []string

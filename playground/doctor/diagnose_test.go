@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -279,5 +280,22 @@ func TestDiagnoseSynthetic(t *testing.T) {
 	}
 	if ds := Diagnose(nil, ncclenv.Env{}); len(ds) != 0 {
 		t.Errorf("Diagnose(nil) = %v", ids(ds))
+	}
+}
+
+// TestTimeoutDesyncStable: when several ranks time out in the same
+// collective, timeout-desync names the lowest of them every time (it once
+// took whichever the map iteration gave).
+func TestTimeoutDesyncStable(t *testing.T) {
+	line := func(rank, seq int, op string) string {
+		return fmt.Sprintf("[rank%d]:[E ProcessGroupNCCL.cpp:616] [Rank %d] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=%d, OpType=%s, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600010 milliseconds before timing out.\n", rank, rank, seq, op)
+	}
+	log := line(3, 7219, "BROADCAST") + line(2, 7219, "BROADCAST") + line(5, 7219, "BROADCAST") + line(0, 7221, "ALLREDUCE")
+	s := parseString(t, log)
+	for i := 0; i < 20; i++ {
+		d := find(Diagnose(s, ncclenv.Env{}), "timeout-desync")
+		if !strings.Contains(d.Explanation, "rank 0 at #7221 ALLREDUCE; rank 2 at #7219 BROADCAST") {
+			t.Fatalf("run %d: %q", i, d.Explanation)
+		}
 	}
 }

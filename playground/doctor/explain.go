@@ -76,6 +76,10 @@ func ExplainLine(text, version string) LineExplanation {
 		if i := strings.Index(msg, "]:"); i >= 0 && i < 24 && strings.HasPrefix(msg, "[") {
 			msg = strings.TrimSpace(msg[i+2:]) // a launcher tag such as "[rank3]:"
 		}
+		// A Python exception's name ("RuntimeError: ") before the message.
+		if before, after, cut := strings.Cut(msg, "Error: "); cut && !strings.Contains(before, " ") {
+			msg = after
+		}
 		for _, sev := range []string{"WARN", "INFO"} {
 			if m, ok = cat.Match(sev, msg, ""); ok {
 				break

@@ -76,6 +76,12 @@ func TestExplainNumbers(t *testing.T) {
 		{"h:1:2 [0] init.cc:1043 NCCL WARN Mismatched NCCL version detected : rank 8 version 22105 rank 0 version 23007", "",
 			[]string{"NCCL 2.21.5", "NCCL 2.30.7", "blob/v2.30.7-1/src/init.cc#L1043"}},
 		{"  \x1b[31mhost:1:2 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\x1b[0m", "", []string{"src/init.cc#L"}},
+		// The same WARN without its prefix, after a Python exception's
+		// name or alone, is init.cc's WARN, not a version banner.
+		{"RuntimeError: Mismatched NCCL version detected : rank 1 version 22705 rank 0 version 22703", "",
+			[]string{"NCCL 2.27.5", "NCCL 2.27.3", "blob/v2.30.7-1/src/init.cc#L1043", "(WARN"}},
+		{"Mismatched NCCL version detected : rank 1 version 22705 rank 0 version 22703", "",
+			[]string{"NCCL 2.27.3", "blob/v2.30.7-1/src/init.cc#L1043"}},
 	}
 	for _, c := range cases {
 		x := ExplainLine(c.line, c.version)

@@ -48,7 +48,9 @@ func (p *parser) ncclMessage(n int, o origin, lvl level, msg, raw string) {
 	case strings.HasPrefix(t, "NET/IB : No device found") || strings.HasPrefix(t, "NET/IB: No device found") ||
 		strings.HasPrefix(t, "Failed to open libibverbs"):
 		p.add(&p.s.IBNoDevice, n, raw)
-	case strings.Contains(t, "GPU Direct RDMA Disabled for HCA"):
+	case strings.Contains(t, "GPU Direct RDMA Disabled for HCA") && !strings.Contains(t, "Socket :"):
+		// A socket transport ("NET/Socket :", "NET/FastSocket :") never
+		// has GPUDirect RDMA; only an RDMA NIC's line says a module is missing.
 		p.add(&p.s.gdrNoModule, n, raw)
 	case strings.HasPrefix(t, "NET/IB : Using") || strings.HasPrefix(t, "NET/IB: Using"):
 		p.netDevices("IB", t[strings.Index(t, "Using")+5:])

@@ -67,8 +67,9 @@ func splitNCCL(line string) (origin, level, string) {
 		}
 		// The bare VERSION-level line starts the line (after at most a
 		// launcher tag); "NCCL version" deep inside other text, as in
-		// PyTorch's error messages, is not one.
-		if strings.HasPrefix(rest, "version ") && len(strings.Fields(line[:i])) <= 2 {
+		// PyTorch's error messages, is not one, nor is init.cc's
+		// "Mismatched NCCL version detected" WARN without its prefix.
+		if strings.HasPrefix(rest, "version ") && len(strings.Fields(line[:i])) <= 2 && !strings.HasSuffix(line[:i], "Mismatched ") {
 			return parseOrigin(line[:i]), levelVersion, line[i:]
 		}
 	}

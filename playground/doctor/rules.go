@@ -53,9 +53,8 @@ type Rule struct {
 // so neither is counted.
 var unproven = map[string]bool{
 	"nvls-setup-hang":       true,
-	"gdr-disabled-distance": true,
 	"nccl-version-mismatch": true, "timeout-desync": true, "flight-recorder-off": true,
-	"peer-connection-lost": true, "p2p-unavailable": true, "intra-node-net": true, "nic-wrong-socket": true,
+	"peer-connection-lost": true, "intra-node-net": true, "nic-wrong-socket": true,
 	"few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
 	"kernel-launch-refused": true, "graph-capture-unsupported": true, "worker-signal": true,
 }
