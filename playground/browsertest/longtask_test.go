@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
@@ -308,6 +309,18 @@ func hostileInputs(tb testing.TB, dir string) []hostileInput {
 		}
 		return write("random.log", data)
 	}()
+	// A published nccl-tests run repeated to just under the paste box's
+	// 2 MiB cap (service.MaxNCCLTestsBytes), for the estimator page: the
+	// reader's cap of 128 tables answers it, with the line it stopped at.
+	var run struct {
+		Raw string `json:"raw"`
+	}
+	if b, err := os.ReadFile(filepath.Join(repoRoot, "data", "measurements", "ppio-rtx4090-4gpu-p2p-driver.json")); err != nil {
+		tb.Fatal(err)
+	} else if err := json.Unmarshal(b, &run); err != nil || run.Raw == "" {
+		tb.Fatalf("ppio-rtx4090-4gpu-p2p-driver.json: no raw table (%v)", err)
+	}
+	bigRun := strings.Repeat(run.Raw+"\n", (service.MaxNCCLTestsBytes-64<<10)/(len(run.Raw)+1))
 	env5k, env40k := unknownEnv(5000), unknownEnv(40000)
 	// 257 KB of ?env= parameters naming unknown variables.
 	var q strings.Builder
@@ -378,6 +391,12 @@ func hostileInputs(tb testing.TB, dir string) []hostileInput {
 			check: boundsCheck("", "", "past its first 32 KiB")},
 		hostileInput{page: "step", name: "the issue's million-bucket link", open: stepLink,
 			check: boundsCheck("over the limit", "", "")},
+		hostileInput{page: "estimator", name: "2 MiB nccl-tests output, pasted", open: "playground/estimator/?preset=rtx4090-4x-1socket-p2p-driver", waitMs: 300_000,
+			prep: func(b *browser, _ string) {
+				eval[bool](b, `(() => { window.__bigRun = `+jsString(bigRun)+`; return true; })()`)
+			},
+			act:   func(b *browser, _ string) { eval[bool](b, pasteJS("[name=nccl_tests]", `window.__bigRun`)) },
+			check: boundsCheck("more than 128 tables", "MB loaded", "")},
 		hostileInput{page: "doctor", name: "8 MiB log, pasted", open: "playground/doctor/", waitMs: 300_000,
 			prep:  func(b *browser, _ string) { setLog(b) },
 			act:   func(b *browser, _ string) { eval[bool](b, pasteJS("[name=log]", pageLog)) },

@@ -196,6 +196,12 @@ func TestDoctorPage(t *testing.T) {
 			t.Errorf("%s: %d environment findings shown, ncclsim %d", name, n, w)
 		}
 	}
+	// The doctor's question takes no preset, so the page does not warm the
+	// module up with it (main.js startWarmup): that would send the log
+	// again and re-read it in the worker once per preset.
+	if warm := eval[string](b, `String(window.__pg && window.__pg.warm)`); warm != "undefined" {
+		t.Errorf("the doctor page started a warm-up (%s); its question has no preset", warm)
+	}
 	// The last log's evidence lines open, on click, to the NCCL source line
 	// that printed them (a permalink at the release).
 	opened := eval[string](b, `(() => { const s = document.querySelector('#pg-doctor details.explain summary'); if (!s) return ''; s.click(); const a = s.parentElement.querySelector('a'); return s.parentElement.open && a ? a.getAttribute('href') : ''; })()`)

@@ -123,6 +123,13 @@ export function bigText(area, { onChange, what = 'text', onFile, maxBytes = Infi
   // to count). Until then bytes() is the code-unit count, a lower bound;
   // the worker applies the caps itself in any case.
   const set = (text, name, fileBytes, then = () => {}) => {
+    if (text instanceof Blob) {
+      held = { text, name: name || `loaded ${what}`, bytes: text.size };
+      area.value = '';
+      show();
+      then();
+      return;
+    }
     let bytes = fileBytes;
     if (bytes === undefined) bytes = text.length > SHOW_BYTES ? null : utf8Bytes(text);
     if (bytes === null || bytes > SHOW_BYTES) {
@@ -161,8 +168,13 @@ export function bigText(area, { onChange, what = 'text', onFile, maxBytes = Infi
   });
   // read returns the text of file f, or null when it is refused (over
   // maxBytes, or binary: the message goes to onError) or cancelled. The
-  // status line says what is being read meanwhile.
-  const read = async (f) => {
+  // status line says what is being read meanwhile. With asFile it returns
+  // f itself once it passes the checks, for set() to hold unread: the
+  // worker decodes it (worker.js reads every Blob of a request), so the
+  // page's thread never holds its text (decoding 8 MiB of non-UTF-8
+  // bytes, 16 MB of UTF-16 with every U+FFFD, took one 650-850 ms task of
+  // the page at load 4-7).
+  const read = async (f, asFile = false) => {
     if (f.size > maxBytes) {
       onError(`${f.name} ${overLimit(f.size, maxBytes)}.`);
       return null;
@@ -177,7 +189,7 @@ export function bigText(area, { onChange, what = 'text', onFile, maxBytes = Infi
         onError(`${f.name} is a binary file (it holds NUL bytes), not text: load the ${what} as text.`);
         return null;
       }
-      const text = await f.text();
+      const text = asFile ? f : await f.text();
       return seq === readSeq ? text : null;
     } catch (e) {
       if (seq === readSeq) onError(`${f.name} could not be read.`);
@@ -252,17 +264,21 @@ export function bigText(area, { onChange, what = 'text', onFile, maxBytes = Infi
 
   return {
     bar,
-    // value returns the text, shown or held.
+    // value returns the text, shown or held: a held file read with
+    // read(f, true) is returned as that File, unread.
     value: () => (held ? held.text : area.value),
+    // isEmpty says whether there is no text (a held file is empty when it
+    // has no bytes).
+    isEmpty: () => (held ? (held.text instanceof Blob ? held.text.size === 0 : held.text.trim() === '') : area.value.trim() === ''),
     // bytes returns the text's size in UTF-8 bytes; while a held text is
     // still being counted, its length in code units (which it is at least).
     bytes: () => (held ? (held.bytes === null ? held.text.length : held.bytes) : utf8Bytes(area.value)),
     // name returns the file name of held text, or ''.
     name: () => (held ? held.name : ''),
     isHeld: () => !!held,
-    // set replaces the text (from a file, a sample or a preset); name is the
-    // file's name, shown when the text is held, fileBytes the file's size,
-    // and then is called once the size is known.
+    // set replaces the text (from a file, a sample or a preset) or holds a
+    // File unread; name is the file's name, shown when the text is held,
+    // fileBytes the file's size, and then is called once the size is known.
     set,
     read,
   };

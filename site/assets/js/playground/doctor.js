@@ -31,9 +31,10 @@ export function doctorWidget({ update }) {
   const readLog = async (f) => {
     if (!f) return;
     setError(fLog, '');
-    const t = await logText.read(f);
-    if (t === null) return;
-    logText.set(t, f.name, f.size);
+    // The log is held as the File itself: the worker decodes it.
+    const file = await logText.read(f, true);
+    if (file === null) return;
+    logText.set(file, f.name, f.size);
     changed(true);
   };
   const logText = bigText(log, { onChange: changed, what: 'log', maxBytes: MAX_LOG, onFile: readLog, onError: (m) => setError(fLog, m) });
@@ -72,7 +73,7 @@ export function doctorWidget({ update }) {
     request() {
       const logValue = logText.value();
       const envValue = envText.value();
-      if (logValue.trim() === '' && envValue.trim() === '') {
+      if (logText.isEmpty() && envText.isEmpty()) {
         fill(rep.body, h('p', {}, 'Paste a log or an environment listing into the box to diagnose it.'));
         return { idle: true };
       }
@@ -105,5 +106,8 @@ export function doctorWidget({ update }) {
       setError(fEnv, '');
     },
     state: () => ({}),
+    // The doctor's question has no preset: no warm-up after the first
+    // answer (main.js).
+    warmup: false,
   };
 }

@@ -9,7 +9,9 @@
 //   {type: 'compile', execURL, body}    body: the module's bytes as they arrive
 //                                       (a transferred ReadableStream): compile
 //                                       while it downloads, then as init
-//   {type: 'call', id, fn, req}         fn: 'topo' | 'tune' | 'estimate' | ...
+//   {type: 'call', id, fn, req}         fn: 'topo' | 'tune' | 'estimate' | ...;
+//                                       a File (Blob) field of req is read
+//                                       as text before the call
 // Messages out:
 //   {type: 'module', module}            the module a 'compile' made (the page keeps
 //                                       it to restart the worker)
@@ -86,11 +88,25 @@ async function init(execURL, module, times = {}) {
   self.postMessage({ type: 'ready', version: api.version, times: t });
 }
 
-function call(id, fn, req) {
+async function call(id, fn, req) {
   const t0 = performance.now();
   if (!api || typeof api[fn] !== 'function') {
     self.postMessage({ type: 'result', id, json: JSON.stringify({ error: { field: '', message: `unknown function ${fn}` } }), ms: 0 });
     return;
+  }
+  // A file the page holds unread (bigtext.js read(f, true)) is decoded
+  // here, off the page's thread, as the page would have: UTF-8, each
+  // invalid sequence a U+FFFD.
+  if (req && typeof req === 'object' && !Array.isArray(req)) {
+    for (const k of Object.keys(req)) {
+      if (!(req[k] instanceof Blob)) continue;
+      try {
+        req[k] = await req[k].text();
+      } catch (e) {
+        self.postMessage({ type: 'result', id, json: JSON.stringify({ error: { field: k, message: `The file could not be read (${e && e.message ? e.message : e}).` } }), ms: performance.now() - t0 });
+        return;
+      }
+    }
   }
   let arg = req;
   if (req && typeof req === 'object' && !Array.isArray(req)) {
