@@ -149,7 +149,7 @@ func interpret(x *LineExplanation, cat *ncclmsg.Catalog, version string) {
 		last := &x.Fields[len(x.Fields)-1]
 		if v, err := strconv.Atoi(last.Value); err == nil {
 			last.Meaning = pathName(cat, version, v) + " (the GDR level in force)"
-			x.Notes = append(x.Notes, "GPUDirect RDMA needs the GPU-NIC path to be no longer than NCCL_NET_GDR_LEVEL (default PXB, a shared PCIe switch); the path types were renumbered in 2.26 (C2C) and 2.27 (P2C), so the same number names different paths in different releases.")
+			x.Notes = append(x.Notes, "GPUDirect RDMA needs the GPU-NIC path to be no longer than NCCL_NET_GDR_LEVEL (default PXB, a shared PCIe switch); the path types were renumbered in 2.8 (NVB), 2.12 (PXN), 2.26 (C2C) and 2.27 (P2C), so the same number names different paths in different releases.")
 		}
 	}
 }
@@ -176,7 +176,7 @@ func WriteExplanation(w io.Writer, x LineExplanation) error {
 	}
 	line("Line: ", x.Text)
 	if !x.Known {
-		line("Unknown: no NCCL ", ncclmsg.Pinned, " or 2.18-2.29 log call prints this message (it may come from a network plugin, PyTorch or the application).")
+		line("Unknown: no NCCL ", ncclmsg.Pinned, " or ", ncclmsg.OlderSpan, " log call prints this message (it may come from a network plugin, PyTorch or the application).")
 		return ew.err
 	}
 	line("Printed by: ", x.File, ":", strconv.Itoa(x.Line), " (", x.Level, ", subsystem ", x.Subsystem, ") at ", x.Release)
