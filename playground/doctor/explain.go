@@ -49,7 +49,8 @@ const maxExplainBytes = 8 << 10
 
 // ExplainLine explains one line of a log. version is the NCCL version the
 // log printed ("2.21.5"), or "" when unknown: it decides how numbers whose
-// meaning changed between releases (path types) are read.
+// meaning changed between releases (path types) are read, and which of two
+// older wordings that match alike the line is tied to.
 func ExplainLine(text, version string) LineExplanation {
 	if len(text) > maxExplainBytes {
 		text = text[:maxExplainBytes]
@@ -63,6 +64,10 @@ func ExplainLine(text, version string) LineExplanation {
 		return out
 	}
 	_, lvl, msg := splitNCCL(text)
+	release := ""
+	if version != "" {
+		release = cat.ReleaseFor(version)
+	}
 	var m ncclmsg.Match
 	ok := false
 	if lvl != levelNone {
@@ -70,14 +75,14 @@ func ExplainLine(text, version string) LineExplanation {
 		if lvl == levelVersion {
 			msg = strings.TrimSpace(text[strings.Index(text, "NCCL version"):])
 		}
-		m, ok = cat.Match(out.Level, msg, warnPlace(text))
+		m, ok = cat.MatchRelease(out.Level, msg, warnPlace(text), release)
 	} else {
 		msg = strings.TrimSpace(text)
 		if i := strings.Index(msg, "]:"); i >= 0 && i < 24 && strings.HasPrefix(msg, "[") {
 			msg = strings.TrimSpace(msg[i+2:]) // a launcher tag such as "[rank3]:"
 		}
 		for _, sev := range []string{"WARN", "INFO"} {
-			if m, ok = cat.Match(sev, msg, ""); ok {
+			if m, ok = cat.MatchRelease(sev, msg, "", release); ok {
 				break
 			}
 		}

@@ -207,6 +207,16 @@ const (
 // exactly the file:line the WARN names comes before a pinned call of as
 // much literal text elsewhere (the place says which release printed it).
 func (c *Catalog) Match(severity, msg, place string) (Match, bool) {
+	return c.MatchRelease(severity, msg, place, "")
+}
+
+// MatchRelease is Match for a log of a known release: release is the
+// scanned tag ReleaseFor gives for the version the log printed, or "".
+// Among older wordings of as much literal text, one whose range of
+// releases holds release comes first (2.7.8's "[receive] via NET/%s/%d%s"
+// before 2.8-2.11's "%d%s%s" for a 2.7.8 log); the pinned release's
+// calls still come before any older wording of as much literal text.
+func (c *Catalog) MatchRelease(severity, msg, place, release string) (Match, bool) {
 	msg = strings.TrimRight(msg, " \t\r\n")
 	if len(msg) > maxMessage {
 		msg = msg[:maxMessage]
@@ -227,6 +237,8 @@ func (c *Catalog) Match(severity, msg, place string) (Match, bool) {
 		}
 		if e.Release == Pinned {
 			score += 2
+		} else if release != "" && inReleases(e.Releases, release) {
+			score++
 		}
 		if place != "" && strings.HasPrefix(place, strings.TrimPrefix(e.File, "src/")+":") {
 			score++
@@ -277,6 +289,12 @@ func (c *Catalog) Match(severity, msg, place string) (Match, bool) {
 		return Match{}, false
 	}
 	return best, true
+}
+
+// inReleases reports whether release lies in span ("v2.7.8-1..v2.9.9-1").
+func inReleases(span, release string) bool {
+	oldest, newest, ok := strings.Cut(span, "..")
+	return ok && !releaseLess(release, oldest) && !releaseLess(newest, release)
 }
 
 // atPlace reports whether place ("file:line" below src/) names a line of
