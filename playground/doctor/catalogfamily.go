@@ -32,7 +32,7 @@ type msgFamily struct {
 // the family. The file decides, not the catalog's subsystem flags: every
 // WARN call of v2.30.7-1 logs with NCCL_ALL (692 of 692 in
 // data/messages/nccl-v2.30.7-1.tsv). Files of the pinned
-// release v2.30.7-1 and of 2.18-2.29 where they moved.
+// release v2.30.7-1 and of 2.7-2.29 where they moved.
 var msgFamilies = []msgFamily{
 	{key: "shm", name: "host shared memory (SHM)",
 		files:   []string{"transport/shm.cc", "misc/shmutils.cc", "include/shm.h", "include/shmutils.h"},

@@ -29,7 +29,7 @@ func (p *parser) catalogLine(n int, o origin, lvl level, raw, msg string) {
 		return
 	}
 	sev := severityWord(lvl, raw)
-	m, ok := cat.Match(sev, msg, warnPlace(raw))
+	m, ok := cat.MatchRelease(sev, msg, warnPlace(raw), p.catalogRelease(cat))
 	if !ok {
 		p.add(&st.Unknown, n, raw)
 		return
@@ -39,6 +39,21 @@ func (p *parser) catalogLine(n int, o origin, lvl level, raw, msg string) {
 		st.Older++
 	}
 	p.catalogMatched(n, o, sev, raw, m)
+}
+
+// catalogRelease returns the scanned release of the version the log has
+// printed so far (ncclmsg.Catalog.ReleaseFor), or "": lines after the
+// banner are tied to that release's wording where two older ones match
+// alike.
+func (p *parser) catalogRelease(cat *ncclmsg.Catalog) string {
+	v := p.s.Version()
+	if v != p.catVersion {
+		p.catVersion, p.catRelease = v, ""
+		if v != "" {
+			p.catRelease = cat.ReleaseFor(v)
+		}
+	}
+	return p.catRelease
 }
 
 // catalogMatched records line n as printed by the call of m: the rules

@@ -49,7 +49,8 @@ const maxExplainBytes = 8 << 10
 
 // ExplainLine explains one line of a log. version is the NCCL version the
 // log printed ("2.21.5"), or "" when unknown: it decides how numbers whose
-// meaning changed between releases (path types) are read.
+// meaning changed between releases (path types) are read, and which of two
+// older wordings that match alike the line is tied to.
 func ExplainLine(text, version string) LineExplanation {
 	if len(text) > maxExplainBytes {
 		text = text[:maxExplainBytes]
@@ -63,6 +64,10 @@ func ExplainLine(text, version string) LineExplanation {
 		return out
 	}
 	_, lvl, msg := splitNCCL(text)
+	release := ""
+	if version != "" {
+		release = cat.ReleaseFor(version)
+	}
 	var m ncclmsg.Match
 	ok := false
 	if lvl != levelNone {
@@ -70,7 +75,7 @@ func ExplainLine(text, version string) LineExplanation {
 		if lvl == levelVersion {
 			msg = strings.TrimSpace(text[strings.Index(text, "NCCL version"):])
 		}
-		m, ok = cat.Match(out.Level, msg, warnPlace(text))
+		m, ok = cat.MatchRelease(out.Level, msg, warnPlace(text), release)
 	} else {
 		msg = strings.TrimSpace(text)
 		if i := strings.Index(msg, "]:"); i >= 0 && i < 24 && strings.HasPrefix(msg, "[") {
@@ -81,7 +86,7 @@ func ExplainLine(text, version string) LineExplanation {
 			msg = after
 		}
 		for _, sev := range []string{"WARN", "INFO"} {
-			if m, ok = cat.Match(sev, msg, ""); ok {
+			if m, ok = cat.MatchRelease(sev, msg, "", release); ok {
 				break
 			}
 		}
@@ -153,7 +158,7 @@ func interpret(x *LineExplanation, cat *ncclmsg.Catalog, version string) {
 		last := &x.Fields[len(x.Fields)-1]
 		if v, err := strconv.Atoi(last.Value); err == nil {
 			last.Meaning = pathName(cat, version, v) + " (the GDR level in force)"
-			x.Notes = append(x.Notes, "GPUDirect RDMA needs the GPU-NIC path to be no longer than NCCL_NET_GDR_LEVEL (default PXB, a shared PCIe switch); the path types were renumbered in 2.26 (C2C) and 2.27 (P2C), so the same number names different paths in different releases.")
+			x.Notes = append(x.Notes, "GPUDirect RDMA needs the GPU-NIC path to be no longer than NCCL_NET_GDR_LEVEL (default PXB, a shared PCIe switch); the path types were renumbered in 2.8 (NVB), 2.12 (PXN), 2.26 (C2C) and 2.27 (P2C), so the same number names different paths in different releases.")
 		}
 	}
 }
@@ -180,7 +185,7 @@ func WriteExplanation(w io.Writer, x LineExplanation) error {
 	}
 	line("Line: ", x.Text)
 	if !x.Known {
-		line("Unknown: no NCCL ", ncclmsg.Pinned, " or 2.18-2.29 log call prints this message (it may come from a network plugin, PyTorch or the application).")
+		line("Unknown: no NCCL ", ncclmsg.Pinned, " or ", ncclmsg.OlderSpan, " log call prints this message (it may come from a network plugin, PyTorch or the application).")
 		return ew.err
 	}
 	line("Printed by: ", x.File, ":", strconv.Itoa(x.Line), " (", x.Level, ", subsystem ", x.Subsystem, ") at ", x.Release)

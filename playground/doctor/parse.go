@@ -182,6 +182,9 @@ type parser struct {
 	// whose last NCCL line was an error-return trace line
 	// (catalogfamily.go).
 	inReturn map[string]bool
+	// catVersion is the version catRelease was looked up for
+	// (catalogRelease).
+	catVersion, catRelease string
 	// waits are the "Last error:" lines whose quoted NCCL text is still
 	// to come (quoted.go).
 	waits []lastErrorWait

@@ -604,7 +604,7 @@ func WriteHTML(w io.Writer, s *Summary, ds []Diagnosis) error {
 		o.raw("</ul>\n</article>\n")
 	}
 	if u := s.Messages.Unknown; u.Count > 0 {
-		o.raw("\n<h2>Unknown lines</h2>\n<p>No log call of NCCL ", ncclmsg.Pinned, " or of 2.18 to 2.29 prints these NCCL-formatted lines (a network plugin or a newer release may):</p>\n<pre class=\"unknown-lines\">")
+		o.raw("\n<h2>Unknown lines</h2>\n<p>No log call of NCCL ", ncclmsg.Pinned, " or of ", ncclmsg.OlderSpan, " prints these NCCL-formatted lines (a network plugin or a newer release may):</p>\n<pre class=\"unknown-lines\">")
 		for _, l := range u.Lines {
 			o.num(l.Line)
 			o.raw(": ")

@@ -57,7 +57,7 @@ var referenceHTML = template.Must(template.New("doctor").Funcs(template.FuncMap{
 </article>
 {{else}}<p>No diagnoses.</p>{{end}}{{with .S.Messages.Unknown}}{{if .Count}}
 <h2>Unknown lines</h2>
-<p>No log call of NCCL v2.30.7-1 or of 2.18 to 2.29 prints these NCCL-formatted lines (a network plugin or a newer release may):</p>
+<p>No log call of NCCL v2.30.7-1 or of 2.7-2.29 prints these NCCL-formatted lines (a network plugin or a newer release may):</p>
 <pre class="unknown-lines">{{range .Lines}}{{.Line}}: {{.Text}}
 {{end}}{{with extra .}}and {{.}} more
 {{end}}</pre>{{end}}{{end}}

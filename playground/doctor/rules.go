@@ -624,8 +624,8 @@ func numberAfter(t string, keys ...string) (int, bool) {
 }
 
 // explainDistance reads "(distance 7 > 4)" and names both numbers in the
-// release the log comes from (the path types were renumbered in 2.26 and
-// 2.27).
+// release the log comes from (the path types were renumbered in 2.8,
+// 2.12, 2.26 and 2.27).
 // explainAllocSize reads the size of a failed "Failed to CUDA calloc N
 // bytes": NCCL's per-channel buffers take a few MiB each, so one request of
 // 256 MiB or more is a pool, such as the 512 MiB NET shared buffer NCCL

@@ -18,6 +18,12 @@ import (
 // Pinned is the release the catalog's main table describes.
 const Pinned = "v2.30.7-1"
 
+// OlderSpan names the minor releases whose other wordings the catalog
+// keeps (data/messages/nccl-older.tsv, the last patch of each), oldest to
+// newest, for the texts that say which releases an unknown line was
+// compared with. TestOlderSpan holds it to the releases the files list.
+const OlderSpan = "2.7-2.29"
+
 // Entry is one log call of NCCL's source.
 type Entry struct {
 	// Release is the tag whose file:line the entry points into: Pinned, or
@@ -187,7 +193,7 @@ func (c *Catalog) PathName(release string, v int) string {
 }
 
 // PathNamings groups the scanned releases by the name they give path type
-// v, oldest release first within each group: for v=7, SYS in 2.18-2.25,
+// v, oldest release first within each group: for v=7, SYS in 2.12-2.25,
 // PHB in 2.26, PXN in 2.27.7 and later...
 func (c *Catalog) PathNamings(v int) []PathNaming {
 	var rels []string

@@ -203,8 +203,20 @@ const (
 // "NCCL WARN " or "NCCL TRACE " (severity "INFO", "WARN", "TRACE", "CALL"
 // or "VERSION"). place is the "file:line" a WARN line names (the path below
 // src/), or "". Among several matches the one with the most literal text
-// wins, the pinned release before older ones.
+// wins, the pinned release before older ones; an older release's call at
+// exactly the file:line the WARN names comes before a pinned call of as
+// much literal text elsewhere (the place says which release printed it).
 func (c *Catalog) Match(severity, msg, place string) (Match, bool) {
+	return c.MatchRelease(severity, msg, place, "")
+}
+
+// MatchRelease is Match for a log of a known release: release is the
+// scanned tag ReleaseFor gives for the version the log printed, or "".
+// Among older wordings of as much literal text, one whose range of
+// releases holds release comes first (2.7.8's "[receive] via NET/%s/%d%s"
+// before 2.8-2.11's "%d%s%s" for a 2.7.8 log); the pinned release's
+// calls still come before any older wording of as much literal text.
+func (c *Catalog) MatchRelease(severity, msg, place, release string) (Match, bool) {
 	msg = strings.TrimRight(msg, " \t\r\n")
 	if len(msg) > maxMessage {
 		msg = msg[:maxMessage]
@@ -225,9 +237,14 @@ func (c *Catalog) Match(severity, msg, place string) (Match, bool) {
 		}
 		if e.Release == Pinned {
 			score += 2
+		} else if release != "" && inReleases(e.Releases, release) {
+			score++
 		}
 		if place != "" && strings.HasPrefix(place, strings.TrimPrefix(e.File, "src/")+":") {
 			score++
+			if atPlace(e, place) {
+				score += 2
+			}
 		}
 		if score > bestScore {
 			best, bestScore = Match{Entry: e, Fields: fields, Partial: partial}, score
@@ -237,7 +254,10 @@ func (c *Catalog) Match(severity, msg, place string) (Match, bool) {
 		for _, e := range c.byPlace[place] {
 			try(e)
 		}
-		if best.Entry != nil && !best.Partial {
+		// Done when the pinned release's call is at the place; an older
+		// release's call there still meets the pinned calls elsewhere,
+		// which win with more literal text.
+		if best.Entry != nil && !best.Partial && best.Entry.Release == Pinned {
 			return best, true
 		}
 	}
@@ -269,6 +289,23 @@ func (c *Catalog) Match(severity, msg, place string) (Match, bool) {
 		return Match{}, false
 	}
 	return best, true
+}
+
+// inReleases reports whether release lies in span ("v2.7.8-1..v2.9.9-1").
+func inReleases(span, release string) bool {
+	oldest, newest, ok := strings.Cut(span, "..")
+	return ok && !releaseLess(release, oldest) && !releaseLess(newest, release)
+}
+
+// atPlace reports whether place ("file:line" below src/) names a line of
+// e's call.
+func atPlace(e *Entry, place string) bool {
+	_, l, ok := strings.Cut(place[len(strings.TrimPrefix(e.File, "src/")):], ":")
+	if !ok {
+		return false
+	}
+	n, err := strconv.Atoi(l)
+	return err == nil && n >= e.Line && n <= e.EndLine
 }
 
 // versionEntry returns the call of showVersion (src/init.cc) that prints

@@ -41,7 +41,6 @@ func compile(f string) pattern {
 	flush := func() {
 		if lit.Len() > 0 {
 			p.segs = append(p.segs, segment{lit: lit.String()})
-			p.literal += len(strings.ReplaceAll(lit.String(), " ", ""))
 			lit.Reset()
 		}
 	}
@@ -112,6 +111,13 @@ func compile(f string) pattern {
 		p.segs[n-1].lit = strings.TrimRight(p.segs[n-1].lit, " \t\r\n")
 		if p.segs[n-1].lit == "" {
 			p.segs = p.segs[:n-1]
+		}
+	}
+	// Counted after the trim, so that "...\n" (the wording of many 2.7-2.11
+	// calls) does not outrank the same words without it.
+	for _, s := range p.segs {
+		if s.kind == convNone {
+			p.literal += len(strings.ReplaceAll(s.lit, " ", ""))
 		}
 	}
 	return p

@@ -36,8 +36,9 @@ build estimator estimator nodoctor,nopaste
 build estimator-paste estimator nodoctor
 build doctor doctor nocatalog
 # The doctor is built with nocatalog: NCCL's message catalog (data/messages, about
-# 53 KB gzip) is left out of doctor.wasm and copied beside it, where the
-# worker fetches it (worker.js, the module's files list; package ncclmsg's Files).
+# 59 KB with each file gzip -9) is left out of doctor.wasm and copied beside it,
+# where the worker fetches it (worker.js, the module's files list; package
+# ncclmsg's Files).
 mkdir -p "$out/messages"
 cp data/messages/nccl-v2.30.7-1.tsv data/messages/nccl-older.tsv data/messages/nccl-results.tsv data/messages/ibv-wc.tsv data/messages/path-types.tsv "$out/messages/"
 cp "$("$go" env GOROOT)/lib/wasm/wasm_exec.js" "$out/wasm_exec.js"

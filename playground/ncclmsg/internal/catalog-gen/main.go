@@ -1,7 +1,7 @@
 // Command catalog-gen writes NCCL's message catalog under data/messages from
 // an NCCL git checkout: every log call of the pinned release's src/ with its
 // file:line, severity, subsystem and format string; the wordings of older
-// releases (2.18 to 2.29) that the pinned release no longer prints; the
+// releases (2.7 to 2.29) that the pinned release no longer prints; the
 // ncclResult_t codes with their ncclGetErrorString texts; and the IB
 // work-completion status and opcode names. It reads the tags with `git
 // show`, so the checkout needs no work tree.
@@ -28,13 +28,18 @@ import (
 )
 
 // Pinned is the release the catalog describes; Older are the releases
-// whose different wordings are kept (the last patch of each minor release
-// 2.18 to 2.29, newest first).
+// whose different wordings are kept (the last patch tag of each minor
+// release 2.7 to 2.29, newest first). Releases before 2.18 keep their
+// sources in the same src/ tree (transport/net_ib.cc, graph/topo.h,
+// include/debug.h with the same WARN/INFO/TRACE macros), so one reader
+// serves them all.
 const Pinned = "v2.30.7-1"
 
 var Older = []string{
 	"v2.29.7-1", "v2.28.9-1", "v2.27.7-1", "v2.26.6-1", "v2.25.1-1", "v2.24.3-1",
 	"v2.23.4-1", "v2.22.3-1", "v2.21.5-1", "v2.20.5-1", "v2.19.4-1", "v2.18.6-1",
+	"v2.17.1-1", "v2.16.5-1", "v2.15.5-1", "v2.14.3-1", "v2.13.4-1", "v2.12.12-1",
+	"v2.11.4-1", "v2.10.3-1", "v2.9.9-1", "v2.8.4-1", "v2.7.8-1",
 }
 
 const regenerate = "go run ./playground/ncclmsg/internal/catalog-gen -repo /work/.mirror/NVIDIA+nccl/repo -out data/messages"
@@ -73,7 +78,8 @@ func run(repo, out string) error {
 		"columns: file, calls; files without calls are not listed")
 	var paths bytes.Buffer
 	header(&paths, "Path types (PATH_* in src/graph/topo.h or src/include/graph.h) of each scanned release of NVIDIA/nccl: the numbers NCCL prints as a distance or path type.",
-		"columns: release, value, name")
+		"columns: release, value, name",
+		"a value defined twice keeps its first name, the one topoPathTypeStr (src/graph/topo.cc) prints for it: 2.12-2.17 define PATH_DIS as 7, PATH_SYS's value")
 	pathTypes(&paths, Pinned, pinned)
 	seen := map[string]bool{} // severity + format of the pinned release
 	total := 0
@@ -111,8 +117,17 @@ func run(repo, out string) error {
 			return err
 		}
 		pathTypes(&paths, tag, tree)
+		calls := 0
 		for _, f := range tree {
-			for _, c := range ncclsrc.Extract(f.text) {
+			found := ncclsrc.Extract(f.text)
+			calls += len(found)
+			if n := ncclsrc.CountCalls(f.text); n != len(found) {
+				// Not fatal for an older release: the wordings it adds
+				// are extras. Printed so that a layout the reader does
+				// not understand is seen when regenerating.
+				fmt.Fprintf(os.Stderr, "catalog-gen: %s %s: the extractor finds %d calls, the counter %d\n", tag, f.path, len(found), n)
+			}
+			for _, c := range found {
 				if c.Dynamic {
 					continue
 				}
@@ -129,6 +144,10 @@ func run(repo, out string) error {
 				olds = append(olds, o)
 			}
 		}
+		if calls < 200 {
+			return fmt.Errorf("only %d calls found in %s: has its source moved out of src/?", calls, tag)
+		}
+		fmt.Printf("%s: %d calls\n", tag, calls)
 	}
 	var old bytes.Buffer
 	header(&old, "Wordings of NVIDIA/nccl "+strings.Join(reverse(Older), ", ")+" that "+Pinned+" no longer prints (severity and format differ from every call of "+Pinned+").",
@@ -166,13 +185,20 @@ func run(repo, out string) error {
 
 var pathDefine = regexp.MustCompile(`(?m)^#define PATH_([A-Z0-9]+)\s+(\d+)\s*$`)
 
-// pathTypes writes the PATH_* values of one release.
+// pathTypes writes the PATH_* values of one release. An alias (a second
+// name for a value already defined, PATH_DIS = 7 = PATH_SYS in 2.12 to
+// 2.17) is left out: the first name is the one topoPathTypeStr prints.
 func pathTypes(b *bytes.Buffer, tag string, tree []source) {
+	named := map[string]bool{}
 	for _, f := range tree {
 		if f.path != "src/graph/topo.h" && f.path != "src/include/graph.h" {
 			continue
 		}
 		for _, m := range pathDefine.FindAllStringSubmatch(f.text, -1) {
+			if named[m[2]] {
+				continue
+			}
+			named[m[2]] = true
 			fmt.Fprintf(b, "%s\t%s\t%s\n", tag, m[2], m[1])
 		}
 	}
