@@ -1,8 +1,10 @@
 // Package doctor reads NCCL and PyTorch distributed logs and environment
 // dumps and explains what they show.
 //
-// ParseLog streams a log (NCCL_DEBUG=INFO output of NCCL 2.18 to 2.30, mixed
-// with PyTorch ProcessGroupNCCL messages, possibly from many ranks at once)
+// ParseLog streams a log (NCCL_DEBUG=INFO output of NCCL 2.18 to 2.30, the
+// releases whose connection and tuning lines it reads; package ncclmsg ties
+// the lines of 2.7 to 2.30 to their source; mixed with PyTorch
+// ProcessGroupNCCL messages, possibly from many ranks at once)
 // into a Summary: version, ranks, hosts and GPUs, ring orders, trees,
 // per-peer transports, channel counts, NVLS/CollNet state, the TUNING table,
 // chosen algorithms, environment echoes, warnings, timeouts and watchdog
