@@ -3,6 +3,7 @@ package browsertest
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,6 +75,31 @@ func TestEstimatorPage(t *testing.T) {
 	}
 	b.change("[name=bytes]", "4M")
 	check("after bad sizes")
+	// A run measured under another NCCL environment is listed, not drawn:
+	// the PPIO RTX 4090 run set NCCL_P2P_LEVEL=SYS (its dataset's
+	// system.env), without which NCCL v2.30.7 keeps four GPUs under an AMD
+	// host bridge on SHM (paths.cc's AMD rule for at most two GPUs). Its
+	// button sets that environment; then the run is drawn next to a PCIe
+	// P2P estimate.
+	b.change("[name=coll]", "allreduce")
+	b.change("[name=preset]", "rtx4090-4x-1socket-p2p-driver")
+	const ppio = "ppio-rtx4090-4gpu-p2p-driver"
+	drawn := func() []string {
+		return eval[[]string](b, `Array.from(document.querySelectorAll('#pg-measurement-list li')).map((li) => li.dataset.id)`)
+	}
+	if got := drawn(); slices.Contains(got, ppio) {
+		t.Errorf("with NCCL's default environment the P2P-level run is drawn: %v", got)
+	}
+	if got := eval[string](b, `(document.querySelector('#pg-other-env li[data-id="`+ppio+`"]') || {textContent: ''}).textContent`); !strings.Contains(got, "NCCL_P2P_LEVEL=SYS") {
+		t.Errorf("the run with NCCL_P2P_LEVEL=SYS is not listed with its environment: %q", got)
+	}
+	b.update(`#pg-other-env li[data-id="`+ppio+`"] button`, "el.click();")
+	if got := drawn(); !slices.Contains(got, ppio) {
+		t.Errorf("after its environment was set, the run is not drawn: %v", got)
+	}
+	if got := eval[string](b, `document.querySelector('[name=env]').value + ' | ' + document.querySelector('#pg-estimate').textContent`); !strings.HasPrefix(got, "NCCL_P2P_LEVEL=SYS |") || !strings.Contains(got, "Path class pcie") {
+		t.Errorf("after the button: %.300s, want the environment set and the pcie class", got)
+	}
 	checkTimings(t, timings)
 	b.noConsoleErrors()
 	b.axe()

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,8 +22,12 @@ const EstimatorDefaultPreset = "rtx4090-2x-2socket"
 // estimate --json` at the chosen size; Sweep holds, for every size from
 // 8 B to 8 GiB, NCCL's model and the calibrated estimate (time and busbw)
 // with the busbw range of the class's error band; Measurements the
-// published runs of the same preset, node count and collective, with their
-// sources. The figures are "busbw" and "time" (model and calibrated
+// published runs of the same preset, node count, collective and NCCL
+// environment, with their sources, and OtherEnv (without rows) those of
+// the same preset, node count and collective measured under another NCCL
+// environment, which are not drawn: the curves model the request's
+// environment, and a run with NCCL_P2P_DISABLE=1 next to a P2P estimate
+// would read as a model error. The figures are "busbw" and "time" (model and calibrated
 // curves, the band, the measured points linked to their sources) and
 // "estimate" (the table at the chosen size, with formulas).
 //
@@ -36,6 +41,7 @@ type EstimatorPage struct {
 	Result         *EstimateResult `json:"result"`
 	Sweep          Sweep           `json:"sweep"`
 	Measurements   []Measurement   `json:"measurements"`
+	OtherEnv       []Measurement   `json:"other_env"`
 	Problems       []Problem       `json:"problems"`
 	Command        string          `json:"command"`
 	Compare        *CompareResult  `json:"compare,omitempty"`
@@ -59,17 +65,20 @@ type Sweep struct {
 
 // Measurement is one published run drawn next to the estimate.
 type Measurement struct {
-	ID          string           `json:"id"`
-	Title       string           `json:"title"`
-	URL         string           `json:"url"`
-	Date        string           `json:"date"`
-	GPU         string           `json:"gpu"`
-	NGPUs       int              `json:"ngpus"`
-	NNodes      int              `json:"nnodes"`
-	NCCLVersion string           `json:"nccl_version"`
-	Dtype       string           `json:"dtype"`
-	Fit         bool             `json:"fit"`
-	Rows        []MeasurementRow `json:"rows"`
+	ID          string `json:"id"`
+	Title       string `json:"title"`
+	URL         string `json:"url"`
+	Date        string `json:"date"`
+	GPU         string `json:"gpu"`
+	NGPUs       int    `json:"ngpus"`
+	NNodes      int    `json:"nnodes"`
+	NCCLVersion string `json:"nccl_version"`
+	Dtype       string `json:"dtype"`
+	Fit         bool   `json:"fit"`
+	// Env is the NCCL environment of the run that the model applies
+	// (NAME=VALUE, sorted by name; empty for NCCL's defaults).
+	Env  []string         `json:"env"`
+	Rows []MeasurementRow `json:"rows"`
 	// PublishedRows counts the run's rows as published; Rows holds those
 	// the page draws (pageRows: a few per factor of two of the size).
 	PublishedRows int `json:"published_rows"`
@@ -94,16 +103,27 @@ func (s *Service) EstimatorPage(ctx context.Context, req *Request) (*EstimatorPa
 		return nil, &FieldError{Field: "coll", Message: err.Error()}
 	}
 	// The published runs of the same preset, node count and collective,
-	// from the table generated from data/measurements (publishedRuns).
+	// from the table generated from data/measurements (publishedRuns):
+	// drawn when measured under the request's NCCL environment, listed
+	// otherwise.
 	var match []Measurement
+	other := []Measurement{}
 	if req.Preset != "" {
+		want := canonicalEnv(req.Env)
 		for _, run := range publishedRuns {
-			if run.coll == f.String() && run.preset == req.Preset && max(run.nodes, 1) == r.NNodes {
+			if run.coll != f.String() || run.preset != req.Preset || max(run.nodes, 1) != r.NNodes {
+				continue
+			}
+			if slices.Equal(run.m.Env, want) {
 				match = append(match, run.m)
+			} else {
+				m := run.m
+				m.Rows = []MeasurementRow{}
+				other = append(other, m)
 			}
 		}
 	}
-	p := &EstimatorPage{Result: r, Measurements: []Measurement{}, Problems: r.Problems, Command: commandLine("estimate", req, nil)}
+	p := &EstimatorPage{Result: r, Measurements: []Measurement{}, OtherEnv: other, Problems: r.Problems, Command: commandLine("estimate", req, nil)}
 	sw := &p.Sweep
 	for i := range sweep {
 		x := &sweep[i]

@@ -2,6 +2,8 @@ package service
 
 import (
 	"math/bits"
+	"slices"
+	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
 )
@@ -44,5 +46,27 @@ func pageRows(rows []estimate.Row) []estimate.Row {
 		}
 		count[o]++
 	}
+	return out
+}
+
+// canonicalEnv writes NAME=VALUE assignments as a published run's Env
+// holds them: each name and value trimmed, blank lines and comments left
+// out, sorted by name (the last assignment of a name wins, as NCCL reads
+// its environment). The result is never nil.
+func canonicalEnv(lines []string) []string {
+	byName := map[string]string{}
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		name, value, _ := strings.Cut(l, "=")
+		byName[strings.TrimSpace(name)] = strings.TrimSpace(value)
+	}
+	out := make([]string, 0, len(byName))
+	for name, value := range byName {
+		out = append(out, name+"="+value)
+	}
+	slices.Sort(out)
 	return out
 }

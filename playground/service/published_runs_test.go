@@ -25,9 +25,14 @@ func publishedRunsSource(sets []*estimate.Dataset) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d.ID, err)
 		}
-		fmt.Fprintf(&b, "{preset: %q, nodes: %d, coll: %q, m: Measurement{ID: %q, Title: %q, URL: %q, Date: %q, GPU: %q, NGPUs: %d, NNodes: %d, NCCLVersion: %q, Dtype: %q, Fit: %t, PublishedRows: %d, Rows: []MeasurementRow{",
+		var env []string
+		for name, value := range d.System.Env {
+			env = append(env, name+"="+value)
+		}
+		env = canonicalEnv(env)
+		fmt.Fprintf(&b, "{preset: %q, nodes: %d, coll: %q, m: Measurement{ID: %q, Title: %q, URL: %q, Date: %q, GPU: %q, NGPUs: %d, NNodes: %d, NCCLVersion: %q, Dtype: %q, Fit: %t, PublishedRows: %d, Env: %#v, Rows: []MeasurementRow{",
 			d.System.Preset, d.System.Nodes, f.String(), d.ID, d.Source.Title, d.Source.URL, d.Source.Date, d.Hardware.GPUModel,
-			d.Hardware.NGPUs, d.Hardware.NNodes, d.Run.NCCLVersion, d.Run.Dtype, d.Fit, len(d.Rows))
+			d.Hardware.NGPUs, d.Hardware.NNodes, d.Run.NCCLVersion, d.Run.Dtype, d.Fit, len(d.Rows), env)
 		for _, r := range pageRows(d.Rows) {
 			fmt.Fprintf(&b, "{%d, %s, %s},", r.Bytes, num(r.TimeUs), num(r.BusBwGBps))
 		}

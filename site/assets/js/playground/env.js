@@ -92,6 +92,30 @@ export function envEditor({ state, dedicated = [], onChange }) {
       setError(fArea, '');
       Object.values(fields).forEach(({ f }) => setError(f, ''));
     },
+    // set replaces the variables with lines (NAME=VALUE) and asks for an
+    // update; dedicated controls take their own names.
+    set(lines) {
+      const rest = [];
+      for (const l of lines) {
+        const name = l.split('=')[0].trim();
+        const f = fields[name];
+        if (!f) {
+          rest.push(l);
+          continue;
+        }
+        const value = l.slice(l.indexOf('=') + 1);
+        if (f.d.type === 'check') f.control.checked = value === '1';
+        else f.control.value = value;
+      }
+      for (const { d, control } of Object.values(fields)) {
+        if (!lines.some((l) => l.split('=')[0].trim() === d.name)) {
+          if (d.type === 'check') control.checked = false;
+          else control.value = '';
+        }
+      }
+      area.value = rest.join('\n');
+      changed(0);
+    },
     // showProblems lists the model's warnings (deprecated names, clamped
     // values) under the inputs.
     showProblems(problems) {

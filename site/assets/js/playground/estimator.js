@@ -144,9 +144,21 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
       fill(meas.body, d.measurements.length
         ? h('ul', { class: 'pg-notes', id: 'pg-measurement-list' }, d.measurements.map((m) => {
           const src = /^https?:\/\//.test(m.url) ? h('a', { href: m.url, rel: 'noopener' }, m.title || m.url) : h('span', {}, `${m.title} (${m.url})`);
-          return h('li', { 'data-id': m.id }, src, ` — ${m.gpu}, ${m.ngpus} GPUs, NCCL ${m.nccl_version}, ${m.dtype}${m.date ? `, ${m.date}` : ''}${m.fit ? '' : ' (not used for the fit)'}: ${m.published_rows > m.rows.length ? `${m.published_rows} sizes, ${m.rows.length} of them drawn (a few per factor of two of the size)` : `${m.rows.length} sizes`}.`);
+          return h('li', { 'data-id': m.id }, src, ` — ${m.gpu}, ${m.ngpus} GPUs, NCCL ${m.nccl_version}, ${m.dtype}${m.env.length ? `, ${m.env.join(' ')}` : ''}${m.date ? `, ${m.date}` : ''}${m.fit ? '' : ' (not used for the fit)'}: ${m.published_rows > m.rows.length ? `${m.published_rows} sizes, ${m.rows.length} of them drawn (a few per factor of two of the size)` : `${m.rows.length} sizes`}.`);
         }))
-        : h('p', { id: 'pg-measurement-list' }, 'No published measurement matches this system, node count and collective. The presets with measurements are listed on the estimator’s data page; the calibrated curve still applies its path class.'));
+        : h('p', { id: 'pg-measurement-list' }, `No published measurement matches this system, node count, collective${d.other_env.length ? ' and NCCL environment' : ''}. The presets with measurements are listed on the estimator’s data page; the calibrated curve still applies its path class.`),
+      // Runs of this system under another NCCL environment are not drawn
+      // (the curves model the environment above); one click sets theirs.
+      d.other_env.length
+        ? h('section', { 'aria-label': 'Runs with another NCCL environment' },
+          h('p', {}, 'Measured on this system with another NCCL environment (not drawn: the curves are for the environment above):'),
+          h('ul', { class: 'pg-notes', id: 'pg-other-env' }, d.other_env.map((m) => {
+            const src = /^https?:\/\//.test(m.url) ? h('a', { href: m.url, rel: 'noopener' }, m.title || m.url) : h('span', {}, m.title);
+            const envText = m.env.length ? m.env.join(' ') : 'NCCL’s defaults';
+            return h('li', { 'data-id': m.id }, src, ` — ${envText} `,
+              h('button', { type: 'button', class: 'pg-button', onclick: () => env.set(m.env) }, m.env.length ? `Use ${envText}` : 'Use NCCL’s defaults'));
+          })))
+        : null);
     },
     fieldFor(err) {
       if (sys.fields[err.field]) return sys.fields[err.field];
