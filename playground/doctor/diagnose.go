@@ -686,6 +686,12 @@ func (d *diagnoser) timeoutDesync() (Diagnosis, bool) {
 			name = "the process group"
 		}
 		for _, k := range sortedTimeoutKeys(g) {
+			if pg == "" && subgroupRanks(same[pg][k]) {
+				// Lines without a group tag from ranks numbered
+				// differently in the job and in their group may come
+				// from different groups, whose sizes may differ.
+				continue
+			}
 			if m, ok := sizeMismatch(same[pg][k]); ok {
 				sizes = append(sizes, m)
 				broadcast = broadcast || g[k].OpType == "BROADCAST"
@@ -724,6 +730,17 @@ func (d *diagnoser) timeoutDesync() (Diagnosis, bool) {
 	return Diagnosis{ID: "timeout-desync", Severity: Warning, Title: title,
 		Explanation: expl,
 		Evidence:    ev.list(), Links: links(linkMismatched, linkTimeout, envLink("TORCH_DISTRIBUTED_DEBUG"))}, true
+}
+
+// subgroupRanks reports whether a timeout's rank in its group differs
+// from its rank in the job (the launcher's "[rank13]:" tag).
+func subgroupRanks(ts []Timeout) bool {
+	for _, t := range ts {
+		if t.proc >= 0 && t.proc != t.Rank {
+			return true
+		}
+	}
+	return false
 }
 
 // sizeMismatch describes the ranks of one collective (same group,

@@ -327,6 +327,8 @@ func TestTimeoutDesyncSizes(t *testing.T) {
 		{name: "the same sizes", log: line(0, "BROADCAST", 64, 64) + line(1, "BROADCAST", 64, 64)},
 		{name: "all-to-all counts differ by design", log: line(0, "ALLTOALL_BASE", 10, 30) + line(1, "ALLTOALL_BASE", 20, 40)},
 		{name: "scatter counts differ by design", log: line(0, "SCATTER", 64, 32) + line(1, "SCATTER", 0, 32)},
+		{name: "untagged lines of ranks numbered differently in the job", log: strings.Replace(line(0, "ALLREDUCE", 1024, 1024), "[rank0]", "[rank4]", 1) +
+			strings.Replace(line(1, "ALLREDUCE", 2048, 2048), "[rank1]", "[rank9]", 1)},
 		{name: "other process groups", log: strings.Replace(line(0, "ALLREDUCE", 1024, 1024), "[Rank 0]", "[PG ID 1 PG GUID 1 Rank 0]", 1) +
 			strings.Replace(line(1, "ALLREDUCE", 2048, 2048), "[Rank 1]", "[PG ID 2 PG GUID 2 Rank 1]", 1)},
 	} {
