@@ -641,8 +641,10 @@ func sortedKeys(m map[string]bool) []string {
 
 // timeoutDesync flags timeouts in which ranks of one process group are
 // stuck in different collectives (different sequence numbers or op types),
-// the signature of mismatched collectives. Ranks that report several
-// timeouts are left out: they may belong to several groups.
+// the signature of mismatched collectives, and ranks stuck in the same
+// collective with different element counts: one call made with tensors of
+// different sizes on different ranks. Ranks that report several timeouts
+// are left out: they may belong to several groups.
 func (d *diagnoser) timeoutDesync() (Diagnosis, bool) {
 	type key struct {
 		pg   string
@@ -656,12 +658,15 @@ func (d *diagnoser) timeoutDesync() (Diagnosis, bool) {
 		}
 	}
 	groups := map[string]map[string]Timeout{}
+	// same holds, per group and collective, every rank that waits in it.
+	same := map[string]map[string][]Timeout{}
 	for k, ts := range per {
 		if len(ts) != 1 {
 			continue
 		}
 		if groups[k.pg] == nil {
 			groups[k.pg] = map[string]Timeout{}
+			same[k.pg] = map[string][]Timeout{}
 		}
 		// Ranks that share a collective are named by the lowest one, not
 		// by the map's iteration order.
@@ -669,11 +674,32 @@ func (d *diagnoser) timeoutDesync() (Diagnosis, bool) {
 		if old, ok := groups[k.pg][key]; !ok || ts[0].Rank < old.Rank {
 			groups[k.pg][key] = ts[0]
 		}
+		same[k.pg][key] = append(same[k.pg][key], ts[0])
 	}
 	var ev evidence
-	var found []string
+	var found, sizes []string
+	broadcast := false
 	for _, pg := range sortedGroupKeys(groups) {
 		g := groups[pg]
+		name := pg
+		if name == "" {
+			name = "the process group"
+		}
+		for _, k := range sortedTimeoutKeys(g) {
+			if pg == "" && subgroupRanks(same[pg][k]) {
+				// Lines without a group tag from ranks numbered
+				// differently in the job and in their group may come
+				// from different groups, whose sizes may differ.
+				continue
+			}
+			if m, ok := sizeMismatch(same[pg][k]); ok {
+				sizes = append(sizes, m)
+				broadcast = broadcast || g[k].OpType == "BROADCAST"
+				for _, t := range same[pg][k] {
+					ev.add(d.timeoutLine(t))
+				}
+			}
+		}
 		if len(g) < 2 {
 			continue
 		}
@@ -683,18 +709,83 @@ func (d *diagnoser) timeoutDesync() (Diagnosis, bool) {
 			what = append(what, fmt.Sprintf("rank %d at #%d %s", t.Rank, t.SeqNum, t.OpType))
 			ev.add(d.timeoutLine(t))
 		}
-		name := pg
-		if name == "" {
-			name = "the process group"
-		}
 		found = append(found, name+": "+strings.Join(what, "; "))
 	}
-	if len(found) == 0 {
+	if len(found) == 0 && len(sizes) == 0 {
 		return Diagnosis{}, false
 	}
-	return Diagnosis{ID: "timeout-desync", Severity: Warning, Title: "Ranks time out in different collectives",
-		Explanation: "The timed-out collectives disagree between ranks of one process group (" + strings.Join(found, " | ") + "). NCCL matches collectives by order, so ranks that issue different sequences wait for each other forever. Look for collectives called on some ranks only, uneven data, or metrics all-reduced conditionally; TORCH_DISTRIBUTED_DEBUG=DETAIL checks every collective across ranks.",
+	title, expl := "Ranks time out in different collectives", ""
+	if len(found) > 0 {
+		expl = "The timed-out collectives disagree between ranks of one process group (" + strings.Join(found, " | ") + "). NCCL matches collectives by order, so ranks that issue different sequences wait for each other forever. Look for collectives called on some ranks only, uneven data, or metrics all-reduced conditionally. "
+	} else {
+		title = "Ranks time out in one collective called with different sizes"
+	}
+	if len(sizes) > 0 {
+		expl += "Ranks wait in the same collective with different sizes (" + strings.Join(sizes, " | ") + "): one call made with tensors of different sizes on different ranks, which NCCL does not check. "
+		if broadcast {
+			expl += "In a DDP job a BROADCAST during training is most often DDP's broadcast of the module's buffers from rank 0 (broadcast_buffers=True, before each forward): a buffer that differs in size between ranks, such as one registered or resized on some ranks only (a cache grown from each rank's inputs), gives this. Give the buffer one shape on every rank, or keep it out of DDP's broadcast (broadcast_buffers=False, or its name in DistributedDataParallel._set_params_and_buffers_to_ignore_for_model before wrapping). "
+		}
+	}
+	expl += "TORCH_DISTRIBUTED_DEBUG=DETAIL checks every collective across ranks (op type, shapes) and names the ranks that differ."
+	return Diagnosis{ID: "timeout-desync", Severity: Warning, Title: title,
+		Explanation: expl,
 		Evidence:    ev.list(), Links: links(linkMismatched, linkTimeout, envLink("TORCH_DISTRIBUTED_DEBUG"))}, true
+}
+
+// subgroupRanks reports whether a timeout's rank in its group differs
+// from its rank in the job (the launcher's "[rank13]:" tag).
+func subgroupRanks(ts []Timeout) bool {
+	for _, t := range ts {
+		if t.proc >= 0 && t.proc != t.Rank {
+			return true
+		}
+	}
+	return false
+}
+
+// sizeMismatch describes the ranks of one collective (same group,
+// sequence number and op type) that report different element counts, for
+// the op types whose counts every rank must share: "#7219 BROADCAST:
+// NumelIn 24084544 on rank 2, 64 on rank 3".
+func sizeMismatch(ts []Timeout) (string, bool) {
+	if len(ts) < 2 {
+		return "", false
+	}
+	switch ts[0].OpType {
+	case "ALLREDUCE", "BROADCAST", "REDUCE", "ALLGATHER", "_ALLGATHER_BASE", "REDUCE_SCATTER", "_REDUCE_SCATTER_BASE":
+	default:
+		// Gather, scatter, all-to-all and point-to-point counts differ
+		// between ranks by design.
+		return "", false
+	}
+	ts = append([]Timeout(nil), ts...)
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Rank < ts[j].Rank })
+	field := func(name string, n func(Timeout) int64) string {
+		var parts []string
+		first, differ := int64(-1), false
+		for _, t := range ts {
+			if n(t) < 0 {
+				continue
+			}
+			if first < 0 {
+				first = n(t)
+			}
+			differ = differ || n(t) != first
+			parts = append(parts, fmt.Sprintf("%d on rank %d", n(t), t.Rank))
+		}
+		if !differ {
+			return ""
+		}
+		return name + " " + strings.Join(parts, ", ")
+	}
+	m := field("NumelIn", func(t Timeout) int64 { return t.numelIn })
+	if m == "" {
+		m = field("NumelOut", func(t Timeout) int64 { return t.numelOut })
+	}
+	if m == "" {
+		return "", false
+	}
+	return fmt.Sprintf("#%d %s: %s", ts[0].SeqNum, ts[0].OpType, m), true
 }
 
 func sortedGroupKeys(m map[string]map[string]Timeout) []string {

@@ -299,3 +299,59 @@ func TestTimeoutDesyncStable(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeoutDesyncSizes: ranks that time out in the same collective (one
+// SeqNum and OpType) with different element counts ran one call with
+// tensors of different sizes, and timeout-desync says so with the numbers;
+// the first case is ms-swift#10183's lines 5 and 7 (data/logs), a DDP
+// buffer broadcast whose size differed between ranks.
+func TestTimeoutDesyncSizes(t *testing.T) {
+	const swift3 = "Train:  20%|█▉        | 375/1881 [3:40:16<14:52:25, 35.55s/it][rank3]:[E918 19:29:24.436955737 ProcessGroupNCCL.cpp:689] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7219, OpType=BROADCAST, NumelIn=64, NumelOut=64, Timeout(ms)=3000000) ran for 3000097 milliseconds before timing out.\n"
+	const swift2 = "2026-09-18 19:29:25 [rank2]:[E918 19:29:25.950601628 ProcessGroupNCCL.cpp:689] [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7219, OpType=BROADCAST, NumelIn=24084544, NumelOut=24084544, Timeout(ms)=3000000) ran for 3000074 milliseconds before timing out.\n"
+	line := func(rank int, op string, in, out int) string {
+		return fmt.Sprintf("[rank%d]:[E ProcessGroupNCCL.cpp:616] [Rank %d] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=40, OpType=%s, NumelIn=%d, NumelOut=%d, Timeout(ms)=600000) ran for 600010 milliseconds before timing out.\n", rank, rank, op, in, out)
+	}
+	for _, tc := range []struct {
+		name, log string
+		fires     bool
+		has, not  []string
+	}{
+		{name: "ms-swift#10183: one BROADCAST, 64 and 24084544 elements", log: swift3 + swift2, fires: true,
+			has: []string{"Ranks time out in one collective called with different sizes", "#7219 BROADCAST: NumelIn 24084544 on rank 2, 64 on rank 3",
+				"broadcast of the module's buffers", "broadcast_buffers=False", "TORCH_DISTRIBUTED_DEBUG=DETAIL"},
+			not: []string{"disagree between ranks"}},
+		{name: "an all-reduce of different sizes", log: line(0, "ALLREDUCE", 1024, 1024) + line(1, "ALLREDUCE", 2048, 2048), fires: true,
+			has: []string{"#40 ALLREDUCE: NumelIn 1024 on rank 0, 2048 on rank 1"}, not: []string{"module's buffers"}},
+		{name: "only the output counts differ", log: line(0, "_ALLGATHER_BASE", 8, 16) + line(1, "_ALLGATHER_BASE", 8, 24), fires: true,
+			has: []string{"#40 _ALLGATHER_BASE: NumelOut 16 on rank 0, 24 on rank 1"}},
+		{name: "the same sizes", log: line(0, "BROADCAST", 64, 64) + line(1, "BROADCAST", 64, 64)},
+		{name: "all-to-all counts differ by design", log: line(0, "ALLTOALL_BASE", 10, 30) + line(1, "ALLTOALL_BASE", 20, 40)},
+		{name: "scatter counts differ by design", log: line(0, "SCATTER", 64, 32) + line(1, "SCATTER", 0, 32)},
+		{name: "untagged lines of ranks numbered differently in the job", log: strings.Replace(line(0, "ALLREDUCE", 1024, 1024), "[rank0]", "[rank4]", 1) +
+			strings.Replace(line(1, "ALLREDUCE", 2048, 2048), "[rank1]", "[rank9]", 1)},
+		{name: "other process groups", log: strings.Replace(line(0, "ALLREDUCE", 1024, 1024), "[Rank 0]", "[PG ID 1 PG GUID 1 Rank 0]", 1) +
+			strings.Replace(line(1, "ALLREDUCE", 2048, 2048), "[Rank 1]", "[PG ID 2 PG GUID 2 Rank 1]", 1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := Diagnose(parseString(t, tc.log), ncclenv.Env{})
+			d := find(ds, "timeout-desync")
+			if fired := d.ID != ""; fired != tc.fires {
+				t.Fatalf("timeout-desync fired = %v, want %v (diagnoses %v)", fired, tc.fires, ids(ds))
+			}
+			text := d.Title + " " + d.Explanation
+			for _, h := range tc.has {
+				if !strings.Contains(text, h) {
+					t.Errorf("no %q in %q", h, text)
+				}
+			}
+			for _, h := range tc.not {
+				if strings.Contains(text, h) {
+					t.Errorf("%q in %q", h, text)
+				}
+			}
+			if tc.fires && len(d.Evidence) < 2 {
+				t.Errorf("evidence %v: want both ranks' lines", d.Evidence)
+			}
+		})
+	}
+}

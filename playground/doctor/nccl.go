@@ -79,7 +79,10 @@ func (p *parser) ncclMessage(n int, o origin, lvl level, msg, raw string) {
 	case t == "Connected all trees":
 		p.s.ConnectedTrees = true
 	case strings.Contains(t, "P2P is disabled between") || strings.HasPrefix(t, "Could not enable P2P between"):
-		p.add(&p.s.P2PDisabled, n, raw)
+		if lvl != levelWarn || !strings.Contains(t, "P2P is disabled between") {
+			// classifyWarn has filed the WARN.
+			p.add(&p.s.P2PDisabled, n, raw)
+		}
 	case strings.Contains(t, "nRanks ") || strings.Contains(t, "nranks "):
 		p.comm(n, o, t)
 	case strings.Contains(t, " :") && strings.Contains(t, "/") && strings.Contains(t, "("):

@@ -86,9 +86,17 @@ func (p *parser) quoted(n int, raw string) bool {
 		if text == "" && len(p.waits) < maxLastErrorWaits {
 			p.waits = append(p.waits, lastErrorWait{prefix: raw[:i], n: n})
 		}
+	} else if i := strings.Index(raw, bareP2PWarn); i >= 0 {
+		// The WARN's text copied without its prefix (NVIDIA/nccl#2329).
+		text = raw[i:]
 	}
 	return text != "" && p.quotedMessage(n, raw, text)
 }
+
+// bareP2PWarn starts a WARN users quote alone, without the "host:pid:tid
+// [dev] file:line NCCL WARN" prefix or a level word
+// (https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/graph/paths.cc#L396).
+const bareP2PWarn = "P2P is disabled between NVLINK connected GPUs "
 
 // bareLevel returns where the text after the level word ("WARN " or
 // "INFO ") starts when the word begins the line or follows a space or

@@ -259,3 +259,34 @@ func TestBareInfoRead(t *testing.T) {
 		})
 	}
 }
+
+// TestBareP2PWarn: NCCL's WARN about P2P disabled between NVLink-connected
+// GPUs (graph/paths.cc) reaches p2p-unavailable whether it comes with its
+// prefix or alone, as NVIDIA/nccl#2329 quotes it, and counts once.
+func TestBareP2PWarn(t *testing.T) {
+	const msg = "P2P is disabled between NVLINK connected GPUs 1 and 0. This should not be the case given their connectivity, and is probably due to a hardware issue. If you still want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1."
+	for _, tc := range []struct {
+		name, log string
+		warns     int
+	}{
+		{"with its prefix", "node1:1234:1234 [1] graph/paths.cc:396 NCCL WARN " + msg + "\n", 1},
+		{"alone (NVIDIA/nccl#2329)", msg + "\n", 0},
+		{"alone behind torchrun's tag", "[rank1]: " + msg + "\n", 0},
+		{"alone with CRLF", msg + "\r\n", 0},
+		{"after Last error:", "[rank1]: Last error:\n[rank1]: " + msg + "\n", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := parseString(t, tc.log)
+			d := find(Diagnose(s, ncclenv.Env{}), "p2p-unavailable")
+			if d.ID == "" || !strings.Contains(d.Explanation, "P2P is disabled between GPUs that look connected") {
+				t.Fatalf("p2p-unavailable: %+v", d)
+			}
+			if s.P2PDisabled.Count != 1 || s.Warnings.Count != tc.warns {
+				t.Errorf("P2P-disabled lines %d, WARN lines %d; want 1 and %d", s.P2PDisabled.Count, s.Warnings.Count, tc.warns)
+			}
+			if !slices.ContainsFunc(d.Evidence, func(l LineRef) bool { return strings.Contains(l.Text, "NVLINK connected GPUs 1 and 0") }) {
+				t.Errorf("evidence %v", d.Evidence)
+			}
+		})
+	}
+}

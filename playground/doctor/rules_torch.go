@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/distributed-nav/distributed-nav/playground/controls"
 	"github.com/distributed-nav/distributed-nav/playground/ncclmsg"
 )
 
@@ -130,6 +131,156 @@ var torchLineRules = []Rule{
 			return ""
 		},
 	},
+	{
+		ID: "collective-mismatch", Title: "TORCH_DISTRIBUTED_DEBUG=DETAIL caught ranks calling different collectives", Severity: Error,
+		// ProcessGroupWrapper.cpp (v2.6.0, verify_tensors): "Detected
+		// mismatch between collectives on ranks. Rank %d is running
+		// collective: %s, but Rank %d is running collective: %s." and
+		// compute_collective_diff's "Collectives differ in the following
+		// aspects: ..."; before PyTorch 1.13 "Rank %d is running
+		// inconsistent collective: %s".
+		Any:         []string{"Detected mismatch between collectives on ranks"},
+		Explanation: "With TORCH_DISTRIBUTED_DEBUG=DETAIL every collective is first compared across the ranks of its group (op type, sequence number, tensor shapes, dtypes and devices, through a Gloo all-gather), and this one differs: without the check the ranks would hang in NCCL until the watchdog's timeout, or exchange buffers of different sizes. The error is raised where the collective was called, so the traceback of each named rank shows the line that made it.",
+		Fix:         "Make every rank issue the same collectives in the same order with the same shapes and dtypes: no collective inside a branch taken on some ranks only (rank 0's logging, evaluation or checkpointing, an early exit, uneven numbers of batches: DistributedSampler with drop_last, or Join), process groups created and used in the same order everywhere, inputs padded to one size before all_gather and all_reduce, one model and precision configuration on every rank (parameters unused or frozen on some ranks change DDP's buckets).",
+		Check:       "The traceback of both named ranks (which call of which line differs); print the tensor shape and a per-rank call counter before the collective; turn DETAIL off again afterwards (its extra all-gather per collective slows training).",
+		Links:       []Link{linkMismatched, envLink("TORCH_DISTRIBUTED_DEBUG")},
+		Explain:     explainCollectiveMismatch,
+	},
+}
+
+// fingerprint is one rank's side of ProcessGroupWrapper's report: its
+// CollectiveFingerPrint(SequenceNumber=.., OpType=.., TensorShape=[..],
+// TensorDtypes=.., TensorDeviceTypes=..), "" or -1 for what it leaves out.
+type fingerprint struct {
+	rank              int
+	seq               int64
+	op, shape, dtype  string
+	device            string
+	tensors, complete bool
+}
+
+// readFingerprint reads the rank number at s and the fingerprint after it
+// (up to end).
+func readFingerprint(s string) fingerprint {
+	f := fingerprint{rank: -1, seq: -1}
+	if n, ok := leadingInt(s); ok {
+		f.rank = n
+	}
+	_, fp, ok := strings.Cut(s, "CollectiveFingerPrint(")
+	if !ok {
+		return f
+	}
+	f.complete = true
+	if v, ok := int64After(fp, "SequenceNumber="); ok {
+		f.seq = v
+	}
+	field := func(key string, stop string) string {
+		_, v, ok := strings.Cut(fp, key)
+		if !ok {
+			return ""
+		}
+		if i := strings.Index(v, stop); i >= 0 {
+			return v[:i]
+		}
+		return strings.TrimRight(v, ")")
+	}
+	f.op = field("OpType=", ",")
+	if i := strings.IndexByte(f.op, ')'); i >= 0 {
+		f.op = f.op[:i]
+	}
+	f.tensors = strings.Contains(fp, "TensorShape=[")
+	f.shape = field("TensorShape=[", "]")
+	f.dtype = field("TensorDtypes=", ", TensorDeviceTypes=")
+	f.device = field("device=", ",")
+	return f
+}
+
+// mismatchMark starts ProcessGroupWrapper's report of a mismatch.
+const mismatchMark = "Detected mismatch between collectives on ranks. Rank "
+
+// explainCollectiveMismatch gives the reading of the report's first line.
+func explainCollectiveMismatch(_ []LineRef, s *Summary) string { return s.mismatch }
+
+// readCollectiveMismatch names the two ranks of ProcessGroupWrapper's
+// report on one line, what each ran and the fields in which they differ,
+// and says what those differences usually mean; "" if it names no rank.
+func readCollectiveMismatch(line string) string {
+	_, rest, _ := strings.Cut(line, mismatchMark)
+	if i := strings.Index(rest, ".Collectives differ"); i >= 0 {
+		rest = rest[:i]
+	}
+	first, second, _ := strings.Cut(rest, ", but Rank ")
+	a := readFingerprint(first)
+	if a.rank < 0 {
+		return ""
+	}
+	if second == "" {
+		return fmt.Sprintf("Rank %d reports it (%s); the log does not show the other rank's side.", a.rank, a.describe())
+	}
+	b := readFingerprint(second)
+	out := fmt.Sprintf("Rank %d runs %s, rank %d %s.", a.rank, a.describe(), b.rank, b.describe())
+	if !a.complete || !b.complete {
+		return out
+	}
+	var diff []string
+	add := func(name, x, y string) {
+		if x != y {
+			if x == "" {
+				x = "none"
+			}
+			if y == "" {
+				y = "none"
+			}
+			diff = append(diff, fmt.Sprintf("%s (%s vs %s)", name, x, y))
+		}
+	}
+	add("sequence number", strconv.FormatInt(a.seq, 10), strconv.FormatInt(b.seq, 10))
+	add("op type", a.op, b.op)
+	add("tensor shape", a.shapeText(), b.shapeText())
+	add("dtype", a.dtype, b.dtype)
+	add("device", a.device, b.device)
+	if len(diff) == 0 {
+		return out
+	}
+	out += " They differ in " + strings.Join(diff, ", ") + "."
+	switch {
+	case a.op != b.op || a.seq != b.seq:
+		out += " Different op types or sequence numbers: the two ranks have not made the same calls on this group, one has called more collectives than the other (a call on some ranks only, an extra step or batch) or they reached different calls."
+	case a.shapeText() != b.shapeText():
+		out += " The same collective with tensors of different shapes: the data or the model differs between the ranks (uneven batches or sequence lengths, a buffer or parameter whose size depends on the rank's inputs)."
+	case a.dtype != b.dtype:
+		out += " The same collective with different dtypes: the ranks run different precision settings or cast differently."
+	}
+	return out
+}
+
+// shapeText is the first tensor's shape in brackets, "" with no tensors.
+func (f fingerprint) shapeText() string {
+	if !f.tensors {
+		return ""
+	}
+	return "[" + f.shape + "]"
+}
+
+// describe says what one rank's fingerprint ran: "#3104 ALLREDUCE of
+// [195812480] BFloat16".
+func (f fingerprint) describe() string {
+	if !f.complete {
+		return "a collective the log cuts off"
+	}
+	out := f.op
+	if f.seq >= 0 {
+		out = fmt.Sprintf("#%d %s", f.seq, f.op)
+	}
+	if f.tensors {
+		out += " of " + f.shapeText()
+		if f.dtype != "" {
+			out += " " + f.dtype
+		}
+	} else {
+		out += " (no tensors)"
+	}
+	return out
 }
 
 // garbledShmName reports whether the /dev/shm/nccl- name on the line is
@@ -260,6 +411,9 @@ func (p *parser) scanTorchRules(n int, raw string) {
 	}
 	if strings.Contains(raw, "Test NCCL failure") || strings.Contains(raw, "Test CUDA failure") {
 		p.add(&p.s.testFailure, n, raw)
+	}
+	if p.s.mismatch == "" && strings.Contains(raw, mismatchMark) {
+		p.s.mismatch = readCollectiveMismatch(controls.Prefix(raw, 8192))
 	}
 	if strings.Contains(raw, "NCCL") || ncclErrorClass(raw) == 0 {
 		return

@@ -324,6 +324,10 @@ type Summary struct {
 	// testFailure holds nccl-tests' own "Test NCCL failure" / "Test CUDA
 	// failure" lines: the run failed, it did not hang.
 	testFailure Evidence
+	// mismatch is the reading of the first line of ProcessGroupWrapper's
+	// "Detected mismatch between collectives on ranks" report, taken from
+	// the whole line (evidence lines are cut short).
+	mismatch string
 	// ruleHits holds the evidence of each line rule (lineRules) by ID.
 	ruleHits map[string]*Evidence
 	// catalogHits are the WARN and error-return lines the catalog tied to
