@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
@@ -222,6 +223,34 @@ func pasteJS(selector, text string) string {
 })()`
 }
 
+// insertText gives text to the element at selector in one piece, as an
+// IME commit or a test driver does (a trusted Input.insertText, no paste
+// event).
+func insertText(b *browser, selector, text string) {
+	b.t.Helper()
+	eval[bool](b, `(() => { document.querySelector(`+jsString(selector)+`).focus(); return true; })()`)
+	if _, err := chromedp.Call(b.ctx, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// dropText drags text (not a file) onto the middle of the element at
+// selector and drops it, with trusted drag events, so that the browser
+// itself inserts what the page does not take.
+func dropText(b *browser, selector, text string) {
+	b.t.Helper()
+	pt := eval[struct {
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+	}](b, `(() => { const a = document.querySelector(`+jsString(selector)+`); a.scrollIntoView({block: 'center'}); const r = a.getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2}; })()`)
+	data := &input.DragData{Items: []*input.DragDataItem{{MimeType: "text/plain", Data: text}}, DragOperationsMask: 1}
+	for _, typ := range []input.DispatchDragEventType{input.DispatchDragEventTypeDragEnter, input.DispatchDragEventTypeDragOver, input.DispatchDragEventTypeDrop} {
+		if _, err := chromedp.Call(b.ctx, input.DispatchDragEvent, input.DispatchDragEventParams{Type: typ, X: pt.X, Y: pt.Y, Data: data}); err != nil {
+			b.t.Fatal(err)
+		}
+	}
+}
+
 // dropJS drops the file the page holds in window.__bigFile onto the
 // element at selector.
 func dropJS(selector string) string {
@@ -322,6 +351,18 @@ func hostileInputs(tb testing.TB, dir string) []hostileInput {
 	}
 	bigRun := strings.Repeat(run.Raw+"\n", (service.MaxNCCLTestsBytes-64<<10)/(len(run.Raw)+1))
 	env5k, env40k := unknownEnv(5000), unknownEnv(40000)
+	// NAME=VALUE lines for the model pages' environment box: just under
+	// its cap (env.js MAX_ENV_CHARS, 64 variables of 4,096 bytes and their
+	// line ends: the session-16 attack dropped 261,984 characters, one
+	// 2-3 s task), and 16 KiB (inserted in one piece: 2-4 s).
+	envLines := func(n int) string {
+		var b strings.Builder
+		for i := 0; b.Len() < n; i++ {
+			fmt.Fprintf(&b, "NCCL_NOT_A_KNOB_%d=1\n", i)
+		}
+		return b.String()[:n]
+	}
+	envDrop, envInsert := envLines(64*4097-256), envLines(16<<10)
 	// 257 KB of ?env= parameters naming unknown variables.
 	var q strings.Builder
 	for i := 0; q.Len() < 257_000; i++ {
@@ -384,6 +425,12 @@ func hostileInputs(tb testing.TB, dir string) []hostileInput {
 			},
 			act:   func(b *browser, _ string) { eval[bool](b, pasteJS("[name=env]", `window.__envText`)) },
 			check: pasteRefused("[name=env]")},
+		hostileInput{page: "topology", name: fmt.Sprintf("%d KB of NAME=VALUE lines dropped on the environment box", len(envDrop)/1000), open: "playground/topology/",
+			act:   func(b *browser, _ string) { dropText(b, "[name=env]", envDrop) },
+			check: boundsCheck("At most", "dropped environment", "")},
+		hostileInput{page: "step", name: "16 KiB of NAME=VALUE lines inserted in one piece into the environment box", open: "playground/step/",
+			act:   func(b *browser, _ string) { insertText(b, "[name=env]", envInsert) },
+			check: boundsCheck("At most", "", "")},
 		hostileInput{page: "algorithms", name: "1 MiB line pasted into NCCL_ALGO", open: "playground/algorithms/",
 			act:   func(b *browser, _ string) { eval[bool](b, pasteJS("[name=NCCL_ALGO]", `'Ring,'.repeat(1 << 18)`)) },
 			check: pasteRefused("[name=NCCL_ALGO]")},

@@ -229,6 +229,18 @@ export function bigText(area, { onChange, what = 'text', onFile, maxBytes = Infi
   // main thread in a bare textarea, 1,600 input events), while
   // setRangeText is one edit. A large one goes to memory as a paste does.
   // The cost is the browser's undo step for that insertion.
+  // Dropped text (not a file) too large for the box is held as well: the
+  // browser would insert it first and lay it out (262 KB dropped into a
+  // box cost one 2-3 s task); smaller drops are inserted by the browser,
+  // at the drop point.
+  area.addEventListener('drop', (ev) => {
+    const dt = ev.dataTransfer;
+    if (!dt || (dt.files && dt.files.length > 0)) return;
+    const text = dt.getData('text/plain');
+    if (!text || !tooBig(text)) return;
+    ev.preventDefault();
+    set(text, `dropped ${what}`, undefined, () => onChange(true));
+  });
   area.addEventListener('beforeinput', (ev) => {
     const text = ev.data;
     if (ev.inputType !== 'insertText' || !text || (text.length < BULK_INSERT && !text.includes('\n'))) return;

@@ -3,13 +3,17 @@
 // variable's problems are shown next to the control it came from.
 import { LIMITS } from './constants.js';
 import { h, field, setError, capText } from './ui.js';
+import { bigText } from './bigtext.js';
 
 export const MAX_ENV_LINES = LIMITS.envVars;
 
 // MAX_ENV_CHARS is the most the environment box takes: the variables the
 // model reads, each at its longest, one per line. A longer paste is
 // refused (capText) rather than laid out; an environment dump belongs in
-// the doctor page, which keeps large text out of its boxes.
+// the doctor page. Text under the cap but too long to lay out fast is held
+// in memory (bigText), as in the doctor's boxes: a 262 KB drop into the
+// box cost one 2-3 s task, and 16 KiB inserted in one piece (an IME or a
+// test driver's insertText) 2-4 s.
 export const MAX_ENV_CHARS = LIMITS.envVars * (LIMITS.envLen + 1);
 
 // envEditor builds the controls. dedicated: [{name, label, type: 'text' |
@@ -52,11 +56,12 @@ export function envEditor({ state, dedicated = [], onChange }) {
     controls.push(f.wrap);
   }
   const area = h('textarea', { name: 'env', rows: 2, spellcheck: 'false', autocomplete: 'off', placeholder: 'NCCL_NET_GDR_LEVEL=PHB' });
-  area.value = env.join('\n');
-  area.addEventListener('input', () => changed(300));
-  area.addEventListener('change', () => changed(0));
   const fArea = field({ label: dedicated.length ? 'Other NCCL variables' : 'NCCL environment', control: area, wide: true, hint: 'One NAME=VALUE per line, with NCCL’s own syntax.' });
+  // capText first: its refusal of an over-cap paste or drop stops the
+  // event before bigText would hold the text.
   capText(fArea, MAX_ENV_CHARS);
+  const box = bigText(area, { onChange: (now) => changed(now ? 0 : 300), what: 'environment', onError: (m) => setError(fArea, m) });
+  box.set(env.join('\n'), 'environment from the link');
   controls.push(fArea.wrap);
   const warn = h('ul', { class: 'pg-notes', 'aria-live': 'polite' });
   controls.push(warn);
@@ -66,7 +71,7 @@ export function envEditor({ state, dedicated = [], onChange }) {
     // list returns the assignments, dedicated controls last (they win), or
     // {error} for malformed lines.
     list() {
-      const lines = area.value.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+      const lines = box.value().split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
       if (lines.length > MAX_ENV_LINES) return { error: { field: 'env', message: `At most ${MAX_ENV_LINES} variables.` } };
       for (const l of lines) {
         if (!/^[A-Za-z_][A-Za-z0-9_]*\s*=/.test(l)) {
@@ -113,7 +118,7 @@ export function envEditor({ state, dedicated = [], onChange }) {
           else control.value = '';
         }
       }
-      area.value = rest.join('\n');
+      box.set(rest.join('\n'), 'environment');
       changed(0);
     },
     // showProblems lists the model's warnings (deprecated names, clamped

@@ -57,6 +57,19 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
       else timer = setTimeout(update, 400);
     },
     what: 'nccl-tests output',
+    maxBytes: LIMITS.ncclTestsBytes,
+    onError: (m) => setError(fPaste, m),
+    // A dropped file is read as a pasted run (binary files and files over
+    // the cap refused with the reason).
+    onFile: async (f) => {
+      setError(fPaste, '');
+      const t = await pasteBox.read(f);
+      if (t === null) return;
+      pasteBox.set(t, f.name, f.size, () => {
+        clearTimeout(timer);
+        update();
+      });
+    },
   });
 
   const cmd = commandBar();
