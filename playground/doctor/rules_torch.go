@@ -250,6 +250,14 @@ func readCollectiveMismatch(line string) string {
 	switch {
 	case a.op != b.op || a.seq != b.seq:
 		out += " Different op types or sequence numbers: the two ranks have not made the same calls on this group, one has called more collectives than the other (a call on some ranks only, an extra step or batch) or they reached different calls."
+		for _, f := range []fingerprint{a, b} {
+			// broadcast_object_list (and broadcast_object) starts with a
+			// BROADCAST of the objects' sizes, one Long each.
+			if f.op == "BROADCAST" && f.dtype == "Long" && a.op != b.op {
+				out += fmt.Sprintf(" Rank %d's BROADCAST of Long sizes is most often the start of broadcast_object_list: Python objects (a checkpoint directory, a decision, metrics) broadcast on a path the other rank does not take, such as a save or log run on the main process only whose code broadcasts; call it on every rank.", f.rank)
+				break
+			}
+		}
 	case a.shapeText() != b.shapeText():
 		out += " The same collective with tensors of different shapes: the data or the model differs between the ranks (uneven batches or sequence lengths, a buffer or parameter whose size depends on the rank's inputs)."
 		if a.op == "BROADCAST" {
