@@ -723,7 +723,7 @@ func (d *diagnoser) timeoutDesync() (Diagnosis, bool) {
 	if len(sizes) > 0 {
 		expl += "Ranks wait in the same collective with different sizes (" + strings.Join(sizes, " | ") + "): one call made with tensors of different sizes on different ranks, which NCCL does not check. "
 		if broadcast {
-			expl += "In a DDP job a BROADCAST during training is most often DDP's broadcast of the module's buffers from rank 0 (broadcast_buffers=True, before each forward): a buffer that differs in size between ranks, such as one registered or resized on some ranks only (a cache grown from each rank's inputs), gives this. Give the buffer one shape on every rank, or keep it out of DDP's broadcast (broadcast_buffers=False, or its name in DistributedDataParallel._set_params_and_buffers_to_ignore_for_model before wrapping). "
+			expl += ddpBufferBroadcast + " "
 		}
 	}
 	expl += "TORCH_DISTRIBUTED_DEBUG=DETAIL checks every collective across ranks (op type, shapes) and names the ranks that differ."

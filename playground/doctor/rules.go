@@ -57,7 +57,6 @@ var unproven = map[string]bool{
 	"peer-connection-lost": true, "intra-node-net": true, "nic-wrong-socket": true,
 	"few-channels": true, "env-not-applied": true, "nccl-tests-result": true,
 	"kernel-launch-refused": true, "graph-capture-unsupported": true, "worker-signal": true,
-	"collective-mismatch": true,
 }
 
 // unprovenNote is appended to the explanation of an unproven diagnosis.

@@ -195,6 +195,10 @@ func readFingerprint(s string) fingerprint {
 	return f
 }
 
+// ddpBufferBroadcast reads a BROADCAST whose size differs between ranks
+// as DDP's buffer broadcast (modelscope/ms-swift#10183, fixed by #10187).
+const ddpBufferBroadcast = "In a DDP job a BROADCAST during training is most often DDP's broadcast of the module's buffers from rank 0 (broadcast_buffers=True, before each forward): a buffer that differs in size between ranks, such as one registered or resized on some ranks only (a cache grown from each rank's inputs), gives this. Give the buffer one shape on every rank, or keep it out of DDP's broadcast (broadcast_buffers=False, or its name in DistributedDataParallel._set_params_and_buffers_to_ignore_for_model before wrapping)."
+
 // mismatchMark starts ProcessGroupWrapper's report of a mismatch.
 const mismatchMark = "Detected mismatch between collectives on ranks. Rank "
 
@@ -246,8 +250,19 @@ func readCollectiveMismatch(line string) string {
 	switch {
 	case a.op != b.op || a.seq != b.seq:
 		out += " Different op types or sequence numbers: the two ranks have not made the same calls on this group, one has called more collectives than the other (a call on some ranks only, an extra step or batch) or they reached different calls."
+		for _, f := range []fingerprint{a, b} {
+			// broadcast_object_list (and broadcast_object) starts with a
+			// BROADCAST of the objects' sizes, one Long each.
+			if f.op == "BROADCAST" && f.dtype == "Long" && a.op != b.op {
+				out += fmt.Sprintf(" Rank %d's BROADCAST of Long sizes is most often the start of broadcast_object_list: Python objects (a checkpoint directory, a decision, metrics) broadcast on a path the other rank does not take, such as a save or log run on the main process only whose code broadcasts; call it on every rank.", f.rank)
+				break
+			}
+		}
 	case a.shapeText() != b.shapeText():
 		out += " The same collective with tensors of different shapes: the data or the model differs between the ranks (uneven batches or sequence lengths, a buffer or parameter whose size depends on the rank's inputs)."
+		if a.op == "BROADCAST" {
+			out += " " + ddpBufferBroadcast
+		}
 	case a.dtype != b.dtype:
 		out += " The same collective with different dtypes: the ranks run different precision settings or cast differently."
 	}
