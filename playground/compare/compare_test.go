@@ -162,6 +162,50 @@ func TestLooksLikeSHM(t *testing.T) {
 	}
 }
 
+// TestLooksLikeP2P: the published PPIO run on four RTX 4090 with the P2P
+// driver (25 GB/s busbw; its dataset sets NCCL_P2P_LEVEL=SYS, which the
+// run's NCCL allowed), compared with the box at NCCL v2.30.7's default
+// level (four GPUs under an AMD host bridge: SHM, paths.cc), is recognised
+// as P2P and told the variable; with NCCL_P2P_LEVEL=SYS it agrees; an SHM
+// run on a box without P2P is not called P2P.
+func TestLooksLikeP2P(t *testing.T) {
+	ds := datasets(t)
+	d := ds["ppio-rtx4090-4gpu-p2p-driver"]
+	if d.System.Env["NCCL_P2P_LEVEL"] != "SYS" {
+		t.Fatalf("the fixture's system env is %v, want NCCL_P2P_LEVEL=SYS", d.System.Env)
+	}
+	run := parseOne(t, d.Raw)
+	res, err := Compare(context.Background(), run, presetBuilder(t, d.System.Preset, 1, nil, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Class != estimate.ClassSHM {
+		t.Fatalf("at the default level the class is %s, want shm", res.Class)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].ID != "looks-like-p2p" || !strings.Contains(res.Findings[0].Text, "NCCL_P2P_LEVEL=SYS") {
+		t.Fatalf("findings %+v", res.Findings)
+	}
+	res, err = Compare(context.Background(), run, presetBuilder(t, d.System.Preset, 1, d.System.Env, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Findings[0].ID != "agrees" {
+		t.Errorf("with the run's NCCL_P2P_LEVEL=SYS: %+v", res.Findings)
+	}
+	for _, id := range []string{"kalavai-4090-2gpu-k8s", "a40-2gpu-node-p2pdisabled"} {
+		d := ds[id]
+		res, err := Compare(context.Background(), parseOne(t, d.Raw), presetBuilder(t, d.System.Preset, 1, d.System.Env, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range res.Findings {
+			if f.ID == "looks-like-p2p" {
+				t.Errorf("%s, an SHM run, is read as P2P: %+v", id, f)
+			}
+		}
+	}
+}
+
 // TestFarBelowNIC: a 2-node RoCE run whose busbw is scaled down to a
 // quarter of the published one (as a run without GPUDirect RDMA through a
 // badly placed NIC might show) is reported as far below the line rate;

@@ -107,6 +107,25 @@ func findings(ctx context.Context, res *Result, build Builder, f tune.Func, dt t
 		return []Finding{{ID: "agrees", Severity: "info", Title: "The run agrees with the estimate",
 			Text: fmt.Sprintf("The measured plateau, %s busbw, lies within the calibrated estimate's band (%s–%s) for the %s path class (%s).", gb(P), gb(lo), bandHigh(hi), cls, cls.Describe())}}, nil
 	case P > hi:
+		// Through host memory, a run far faster than SHM runs may have
+		// used P2P: NCCL's default P2P level (paths.cc: PXB, SYS on AMD
+		// hosts with at most two GPUs) keeps GPUs behind a host bridge
+		// or across the sockets on SHM, while an older release, a
+		// P2P-capable driver or an NCCL_P2P_LEVEL where the job ran may
+		// have let it use P2P. The system with P2P allowed everywhere
+		// (NCCL_P2P_LEVEL=SYS) is the hypothesis; it holds when that
+		// estimate is on another path and nearer the run.
+		if (cls == estimate.ClassSHM || cls == estimate.ClassSHMXSocket) && res.NNodes == 1 && res.Env["NCCL_P2P_LEVEL"] != "SYS" {
+			S, scls, err := altPlateau(ctx, res, build, map[string]string{"NCCL_P2P_LEVEL": "SYS"}, f, dt)
+			if err != nil {
+				return nil, fmt.Errorf("compare: model the system with P2P at every level: %w", err)
+			}
+			if scls != cls && dist(P, S)+logCloserMin < dist(P, C) {
+				return []Finding{{ID: "looks-like-p2p", Severity: "info", Title: "Looks like P2P: faster than host memory",
+					Text:        fmt.Sprintf("The measured plateau, %s busbw, is far above the %s estimate of %s (band %s–%s) and near what this system reaches with P2P (%s, the calibrated estimate with NCCL_P2P_LEVEL=SYS, class %s). Looks like the run used P2P where NCCL's default P2P level, as modelled, keeps these GPUs on SHM (PXB by default, SYS only on AMD hosts of at most two GPUs): an older NCCL, NCCL_P2P_LEVEL set where the job ran, or a P2P-capable driver. Set the variable the job used (NCCL_P2P_LEVEL=SYS here) to compare with the path it took; the 'via P2P' or 'via SHM' channel lines of NCCL_DEBUG=INFO say which it was.", gb(P), cls, gb(C), gb(lo), bandHigh(hi), gb(S), scls),
+					DoctorRules: []string{ruleP2P}, Links: []Link{linkTransport, linkP2POff}}}, nil
+			}
+		}
 		return []Finding{{ID: "faster-than-modelled", Severity: "warning", Title: "Faster than the system modelled",
 			Text:  fmt.Sprintf("The measured plateau, %s busbw, is above the calibrated estimate's band (%s–%s) for the %s class: the machine likely has a faster path than the topology describes (P2P or NVLink that the topology lacks, more NICs, or fewer GPUs sharing a link). Model the machine it ran on: dump its topology with NCCL_TOPO_DUMP_FILE and pass it as the system.", gb(P), gb(lo), bandHigh(hi), cls),
 			Links: []Link{linkTopology}}}, nil
