@@ -142,7 +142,7 @@ func Compare(ctx context.Context, run *nccltests.Run, build Builder) (*Result, e
 	}
 	m := sys.Model().Sys
 	if m.NRanks != run.NRanks {
-		return nil, fmt.Errorf("compare: the run at line %d has %d ranks (%s) and the system %d (%d node(s)); pick a system with as many GPUs (--nodes, or a topology of the machine that ran it), or say the rank count", run.HeaderLine, run.NRanks, run.NRanksFrom, m.NRanks, m.NNodes)
+		return nil, fmt.Errorf("compare: the run at line %d has %d ranks (%s) and the system %d (%d node(s)); pick a system with as many GPUs: more nodes, or the topology of the machine that ran it (ncclsim compare: --nodes, --xml; --nranks overrides the count the file gives)", run.HeaderLine, run.NRanks, run.NRanksFrom, m.NRanks, m.NNodes)
 	}
 	res := &Result{Coll: f.String(), NRanks: run.NRanks, NNodes: m.NNodes, Dtype: dt.String(), CollFrom: run.CollectiveFrom,
 		NRanksFrom: run.NRanksFrom, HeaderLine: run.HeaderLine, Env: env, Ignored: ignored}
