@@ -222,13 +222,6 @@ export function bigText(area, { onChange, what = 'text', onFile, maxBytes = Infi
     ev.preventDefault();
     set(text, `pasted ${what}`, undefined, () => onChange(true));
   });
-  // Text inserted in one piece that is not a paste (an IME or dictation
-  // commit, a test driver's Input.insertText) is inserted here, not by the
-  // browser: Chromium's editor inserts such text a line at a time, with an
-  // input event and a layout per line (20 KB of 800 lines cost 1.2 s of
-  // main thread in a bare textarea, 1,600 input events), while
-  // setRangeText is one edit. A large one goes to memory as a paste does.
-  // The cost is the browser's undo step for that insertion.
   // Dropped text (not a file) too large for the box is held as well: the
   // browser would insert it first and lay it out (262 KB dropped into a
   // box cost one 2-3 s task); smaller drops are inserted by the browser,
@@ -241,6 +234,13 @@ export function bigText(area, { onChange, what = 'text', onFile, maxBytes = Infi
     ev.preventDefault();
     set(text, `dropped ${what}`, undefined, () => onChange(true));
   });
+  // Text inserted in one piece that is not a paste (an IME or dictation
+  // commit, a test driver's Input.insertText) is inserted here, not by the
+  // browser: Chromium's editor inserts such text a line at a time, with an
+  // input event and a layout per line (20 KB of 800 lines cost 1.2 s of
+  // main thread in a bare textarea, 1,600 input events), while
+  // setRangeText is one edit. A large one goes to memory as a paste does.
+  // The cost is the browser's undo step for that insertion.
   area.addEventListener('beforeinput', (ev) => {
     const text = ev.data;
     if (ev.inputType !== 'insertText' || !text || (text.length < BULK_INSERT && !text.includes('\n'))) return;
