@@ -115,3 +115,45 @@ func TestShownRows(t *testing.T) {
 		}
 	}
 }
+
+// A published run is drawn only on an estimate of its own NCCL environment
+// (its dataset's system.env, here NCCL_P2P_LEVEL=SYS for the PPIO 4x RTX
+// 4090 run); under another environment it is listed in OtherEnv, with its
+// environment and without rows. The environment matches however the user
+// writes it (spaces around the name and value, a repeated name: the last wins).
+func TestEstimatorPageMatchesEnvironment(t *testing.T) {
+	const id = "ppio-rtx4090-4gpu-p2p-driver"
+	has := func(ms []Measurement) *Measurement {
+		for i := range ms {
+			if ms[i].ID == id {
+				return &ms[i]
+			}
+		}
+		return nil
+	}
+	for _, tc := range []struct {
+		name  string
+		env   []string
+		drawn bool
+	}{
+		{"NCCL's defaults", nil, false},
+		{"the run's environment", []string{"NCCL_P2P_LEVEL=SYS"}, true},
+		{"written loosely", []string{" NCCL_P2P_LEVEL = PXB ", "NCCL_P2P_LEVEL=SYS "}, true},
+		{"another value", []string{"NCCL_P2P_LEVEL=PHB"}, false},
+		{"one more variable", []string{"NCCL_P2P_LEVEL=SYS", "NCCL_ALGO=Ring"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := New().EstimatorPage(context.Background(), &Request{Preset: "rtx4090-4x-1socket-p2p-driver", Coll: "allreduce", Bytes: "64M", Env: tc.env})
+			if err != nil {
+				t.Fatal(err)
+			}
+			drawn, listed := has(p.Measurements), has(p.OtherEnv)
+			if (drawn != nil) != tc.drawn || (listed != nil) == tc.drawn {
+				t.Fatalf("drawn %v, listed %v; want drawn %v", drawn != nil, listed != nil, tc.drawn)
+			}
+			if listed != nil && (len(listed.Rows) != 0 || strings.Join(listed.Env, " ") != "NCCL_P2P_LEVEL=SYS") {
+				t.Errorf("listed with %d rows and env %v, want no rows and NCCL_P2P_LEVEL=SYS", len(listed.Rows), listed.Env)
+			}
+		})
+	}
+}
