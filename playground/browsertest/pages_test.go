@@ -101,6 +101,17 @@ func TestEstimatorPage(t *testing.T) {
 		t.Errorf("after the button: %.300s, want the environment set and the pcie class", got)
 	}
 	checkTimings(t, timings)
+	// A link whose first answer is an error (two nodes of a preset without
+	// a NIC) shows the error and no empty result sections; the first
+	// answer that renders brings them back.
+	b.open("playground/estimator/?preset=h100-sxm-8x&nodes=2")
+	if got := eval[string](b, `Array.from(document.querySelectorAll('.pg-error')).map((e) => e.textContent).join(' ') + ' | ' + ['pg-estimate', 'pg-busbw', 'pg-time', 'pg-measurements'].map((id) => document.getElementById(id).hidden).join(' ')`); !strings.HasSuffix(got, "| true true true true") || strings.HasPrefix(got, " |") {
+		t.Errorf("error-first link: %q, want an error and the four result sections hidden", got)
+	}
+	b.change("[name=nodes]", "1")
+	if got := eval[string](b, `['pg-estimate', 'pg-busbw', 'pg-time', 'pg-measurements'].map((id) => document.getElementById(id).hidden).join(' ')`); got != "false false false false" {
+		t.Errorf("after a good input the result sections are hidden: %s", got)
+	}
 	b.noConsoleErrors()
 	b.axe()
 	b.open("playground/estimator/")

@@ -90,6 +90,8 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
   };
   busWrap.addEventListener('focusin', showDetail);
   const outputs = h('div', {}, cmd.el, est.el, busbw.el, time.el, yours.el, meas.el);
+  const resultSections = [est, busbw, time, meas];
+  let answered = false;
 
   // renderCompare shows the comparison of the pasted run, or the reason it
   // could not be read next to the box (the curves stay).
@@ -141,6 +143,8 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
     },
     render(d) {
       const r = d.result;
+      answered = true;
+      for (const s of resultSections) s.el.hidden = false;
       env.showProblems(d.problems);
       cmd.set(d.command);
       const t = scroller('Estimate at the chosen size');
@@ -172,6 +176,12 @@ export function estimatorWidget({ engine, presets, state, xml, update }) {
               h('button', { type: 'button', class: 'pg-button', onclick: () => env.set(m.env) }, m.env.length ? `Use ${envText}` : 'Use NCCL’s defaults'));
           })))
         : null);
+    },
+    // A first answer that is an error leaves no result to show: the
+    // result sections are hidden rather than shown as empty headings, and
+    // come back with the first answer that renders.
+    onError() {
+      if (!answered) for (const s of resultSections) s.el.hidden = true;
     },
     fieldFor(err) {
       if (sys.fields[err.field]) return sys.fields[err.field];
