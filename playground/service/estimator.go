@@ -109,7 +109,11 @@ func (s *Service) EstimatorPage(ctx context.Context, req *Request) (*EstimatorPa
 	var match []Measurement
 	other := []Measurement{}
 	if req.Preset != "" {
-		want := canonicalEnv(req.Env)
+		env, _, err := parseEnv(req.Env) // as s.estimate read it
+		if err != nil {
+			return nil, err
+		}
+		want := assignments(env)
 		for _, run := range publishedRuns {
 			if run.coll != f.String() || run.preset != req.Preset || max(run.nodes, 1) != r.NNodes {
 				continue

@@ -2,10 +2,9 @@ package service
 
 import (
 	"math/bits"
-	"slices"
-	"strings"
 
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
+	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
 )
 
 // publishedRun is one published run of data/measurements as the estimator
@@ -49,24 +48,16 @@ func pageRows(rows []estimate.Row) []estimate.Row {
 	return out
 }
 
-// canonicalEnv writes NAME=VALUE assignments as a published run's Env
-// holds them: each name and value trimmed, blank lines and comments left
-// out, sorted by name (the last assignment of a name wins, as NCCL reads
-// its environment). The result is never nil.
-func canonicalEnv(lines []string) []string {
-	byName := map[string]string{}
-	for _, l := range lines {
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		name, value, _ := strings.Cut(l, "=")
-		byName[strings.TrimSpace(name)] = strings.TrimSpace(value)
+// assignments writes env as a published run's Env holds it: NAME=VALUE,
+// sorted by name (ncclenv has trimmed each name and value, and the last
+// assignment of a name won, as NCCL reads its environment). The result is
+// never nil.
+func assignments(env ncclenv.Env) []string {
+	names := env.Names()
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		v, _ := env.Lookup(n)
+		out = append(out, n+"="+v)
 	}
-	out := make([]string, 0, len(byName))
-	for name, value := range byName {
-		out = append(out, name+"="+value)
-	}
-	slices.Sort(out)
 	return out
 }

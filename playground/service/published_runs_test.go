@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/distributed-nav/distributed-nav/playground/estimate"
+	"github.com/distributed-nav/distributed-nav/playground/ncclenv"
 )
 
 var updateGenerated = flag.Bool("update-generated", false, "rewrite published_runs_data.go from data/measurements")
@@ -29,7 +30,11 @@ func publishedRunsSource(sets []*estimate.Dataset) ([]byte, error) {
 		for name, value := range d.System.Env {
 			env = append(env, name+"="+value)
 		}
-		env = canonicalEnv(env)
+		parsed, err := ncclenv.ParseAssignments(env)
+		if err != nil {
+			return nil, fmt.Errorf("%s: system env: %w", d.ID, err)
+		}
+		env = assignments(parsed)
 		fmt.Fprintf(&b, "{preset: %q, nodes: %d, coll: %q, m: Measurement{ID: %q, Title: %q, URL: %q, Date: %q, GPU: %q, NGPUs: %d, NNodes: %d, NCCLVersion: %q, Dtype: %q, Fit: %t, PublishedRows: %d, Env: %#v, Rows: []MeasurementRow{",
 			d.System.Preset, d.System.Nodes, f.String(), d.ID, d.Source.Title, d.Source.URL, d.Source.Date, d.Hardware.GPUModel,
 			d.Hardware.NGPUs, d.Hardware.NNodes, d.Run.NCCLVersion, d.Run.Dtype, d.Fit, len(d.Rows), env)
