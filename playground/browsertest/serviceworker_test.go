@@ -7,6 +7,8 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"github.com/distributed-nav/distributed-nav/playground/ncclmsg"
 )
 
 // TestServiceWorker: after a first visit the service worker (sw.js, at the
@@ -37,6 +39,15 @@ func TestServiceWorker(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("the versioned cache lacks %s (has %v)", want, cached)
+		}
+	}
+	// The doctor's binary fetches NCCL's message catalog (package ncclmsg's
+	// Files, copied beside it by playground/wasm/build.sh): the worker
+	// caches those files as it does the wasm, so the doctor works offline.
+	swText := eval[string](b, `fetch(document.documentElement.dataset.sw).then((r) => r.text())`)
+	for _, f := range ncclmsg.Files {
+		if !strings.Contains(swText, `"playground/`+f+`"`) {
+			t.Errorf("the service worker does not cache %s", f)
 		}
 	}
 	for _, c := range cached {

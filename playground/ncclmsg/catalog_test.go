@@ -1,12 +1,15 @@
 package ncclmsg
 
 import (
+	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/distributed-nav/distributed-nav/data"
 	"github.com/distributed-nav/distributed-nav/playground/ncclmsg/internal/ncclsrc"
 )
 
@@ -253,13 +256,7 @@ func BenchmarkMatch(b *testing.B) {
 func TestDittoColumns(t *testing.T) {
 	cur := "# header\nsrc/a.cc\t10\tWARN\tALL\tfirst %d\n\t12\tINFO\tNET\tsecond %s\nsrc/b.cc\t3\tWARN\tALL\tthird\n"
 	old := "v2.18.6-1..v2.19.4-1\tsrc/c.cc\t5\tWARN\tALL\told one\n\t\t7\tINFO\tALL\told two\n"
-	fsys := fstest.MapFS{
-		"messages/nccl-" + Pinned + ".tsv": {Data: []byte(cur)},
-		"messages/nccl-older.tsv":          {Data: []byte(old)},
-		"messages/nccl-results.tsv":        {Data: []byte("0\tncclSuccess\tno error\n")},
-		"messages/ibv-wc.tsv":              {Data: []byte("status\t12\tIBV_WC_RETRY_EXC_ERR\n")},
-		"messages/path-types.tsv":          {Data: []byte(Pinned + "\t0\tLOC\n")},
-	}
+	fsys := miniFS(cur, old, Pinned+"\t0\tLOC\n")
 	c, err := Load(fsys)
 	if err != nil {
 		t.Fatal(err)
@@ -283,5 +280,35 @@ func TestDittoColumns(t *testing.T) {
 	fsys["messages/nccl-"+Pinned+".tsv"] = &fstest.MapFile{Data: []byte("\t10\tWARN\tALL\tno file\n")}
 	if _, err := Load(fsys); err == nil || !strings.Contains(err.Error(), "no file") {
 		t.Errorf("a first row without a file: error %v, want one that says so", err)
+	}
+}
+
+// Files, the list the doctor page's worker fetches and build.sh copies,
+// names exactly the catalog files compiled into data.Messages.
+func TestFilesAreTheEmbeddedOnes(t *testing.T) {
+	var embedded []string
+	if err := fs.WalkDir(data.Messages, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			embedded = append(embedded, p)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Sorted(slices.Values(Files))
+	if !slices.Equal(embedded, want) {
+		t.Errorf("data.Messages holds %v, Files names %v", embedded, want)
+	}
+}
+
+// miniFS is a catalog's files with the given pinned and older rows and
+// path types, one ncclResult_t text and one work-completion status.
+func miniFS(cur, old, pathTypes string) fstest.MapFS {
+	return fstest.MapFS{
+		"messages/nccl-" + Pinned + ".tsv": {Data: []byte(cur)},
+		"messages/nccl-older.tsv":          {Data: []byte(old)},
+		"messages/nccl-results.tsv":        {Data: []byte("0\tncclSuccess\tno error\n")},
+		"messages/ibv-wc.tsv":              {Data: []byte("status\t12\tIBV_WC_RETRY_EXC_ERR\n")},
+		"messages/path-types.tsv":          {Data: []byte(pathTypes)},
 	}
 }

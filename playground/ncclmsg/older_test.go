@@ -3,7 +3,6 @@ package ncclmsg
 import (
 	"strings"
 	"testing"
-	"testing/fstest"
 )
 
 // TestOlderSpan holds OlderSpan to the releases data/messages scanned: the
@@ -137,14 +136,7 @@ func TestMatchReleaseAndPlace(t *testing.T) {
 		"\tsrc/shm.h\t48\tWARN\tALL\tSegment %s failed (size %d)\\n\n" +
 		"\tsrc/b.cc\t5\tINFO\tALL\tRing %d ready\n" +
 		"v2.9.9-1..v2.10.3-1\t\t6\tINFO\tALL\tRing %d ready%s\n"
-	fsys := fstest.MapFS{
-		"messages/nccl-" + Pinned + ".tsv": {Data: []byte(cur)},
-		"messages/nccl-older.tsv":          {Data: []byte(old)},
-		"messages/nccl-results.tsv":        {Data: []byte("0\tncclSuccess\tno error\n")},
-		"messages/ibv-wc.tsv":              {Data: []byte("status\t12\tIBV_WC_RETRY_EXC_ERR\n")},
-		"messages/path-types.tsv":          {Data: []byte(Pinned + "\t0\tLOC\nv2.7.8-1\t0\tLOC\nv2.9.9-1\t0\tLOC\n")},
-	}
-	c, err := Load(fsys)
+	c, err := Load(miniFS(cur, old, Pinned+"\t0\tLOC\nv2.7.8-1\t0\tLOC\nv2.9.9-1\t0\tLOC\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
